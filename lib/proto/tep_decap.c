@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Strict parsers for what arrives from the underlay. Each returns
+ * TEP_R_OK or the reason the packet must be dropped, reads nothing outside
+ * buf[0 .. len), and touches no memory through a cast pointer.
+ *
+ * Where an RFC says "ignore on receipt" tepd ignores (GENEVE Rsvd, GRE bits
+ * 6-12); where Linux is stricter than the RFC for safety tepd follows Linux
+ * (unknown VXLAN flags, unknown GUE flags), so that what one accepts the
+ * other accepts too.
+ */
+
+#include "tep_bytes.h"
+#include "tep_csum.h"
+#include "tep_proto.h"
+
+#define IPPROTO_UDP_	17
+#define IPPROTO_GRE_	47
+
+#define GUE_F_PRIV	0x0001
+#define GUE_PF_REMCSUM	0x80000000u
+
+static uint32_t
+outer_phdr(const uint8_t *buf, const struct tep_decap *d, uint8_t proto,
+	   uint32_t l4_len)
+{
+	const uint8_t *s = buf + d->src_off, *t = buf + d->dst_off;
+
+	return d->outer_v6 ? tep_ipv6_phdr_sum(s, t, proto, l4_len) :
+			     tep_ipv4_phdr_sum(s, t, proto, (uint16_t)l4_len);
+}
+
+enum tep_reason
+tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
+		struct tep_decap *d)
+{
+	const uint8_t *ip;
+	uint32_t off, room, ip_end;
+	uint16_t et;
+
+	memset(d, 0, sizeof(*d));
+	if (len < 14)
+		return TEP_R_TRUNCATED;
+	if (len > 0xffff + 18)
+		return TEP_R_BAD_LENGTH;
+	et = tep_rd16(buf + 12);
+	off = 14;
+	if (et == TEP_ETH_P_VLAN) {
+		if (len < 18)
+			return TEP_R_TRUNCATED;
+		d->vlan_tci = tep_rd16(buf + 14);
+		et = tep_rd16(buf + 16);
+		off = 18;
+	}
+	d->outer_l2_len = (uint16_t)off;
+	ip = buf + off;
+	room = (uint32_t)len - off;
+
+	if (et == TEP_ETH_P_IPV4) {
+		uint32_t ihl, tot;
+		uint16_t frag;
+
+		if (room < 20)
+			return TEP_R_TRUNCATED;
+		if ((ip[0] >> 4) != 4)
+			return TEP_R_BAD_VERSION;
+		ihl = (ip[0] & 0xfu) * 4;
+		if (ihl < 20)
+			return TEP_R_BAD_HDR_LEN;
+		if (room < ihl)
+			return TEP_R_TRUNCATED;
+		tot = tep_rd16(ip + 2);
+		if (tot < ihl)
+			return TEP_R_BAD_LENGTH;
+		if (tot > room)
+			return TEP_R_TRUNCATED;
+		if (tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff)
+			return TEP_R_BAD_IP_CSUM;
+		frag = tep_rd16(ip + 6);
+		if (frag & 0x8000)	/* RFC 791: reserved, must be zero */
+			return TEP_R_RESERVED_SET;
+		if (frag & 0x3fff)	/* MF or an offset */
+			return TEP_R_FRAGMENT;
+		d->tos = ip[1];
+		d->ttl = ip[8];
+		d->l4_proto = ip[9];
+		d->src_off = (uint16_t)(off + 12);
+		d->dst_off = (uint16_t)(off + 16);
+		d->outer_l3_len = (uint16_t)ihl;
+		ip_end = off + tot;
+	} else if (et == TEP_ETH_P_IPV6) {
+		if (room < 40)
+			return TEP_R_TRUNCATED;
+		if ((ip[0] >> 4) != 6)
+			return TEP_R_BAD_VERSION;
+		if (40u + tep_rd16(ip + 4) > room)
+			return TEP_R_TRUNCATED;
+		/* No extension headers on the underlay: a tunnel packet to
+		 * us has UDP or GRE straight after the fixed header. */
+		d->outer_v6 = 1;
+		d->tos = (uint8_t)(tep_rd16(ip) >> 4);
+		d->ttl = ip[7];
+		d->l4_proto = ip[6];
+		d->src_off = (uint16_t)(off + 8);
+		d->dst_off = (uint16_t)(off + 24);
+		d->outer_l3_len = 40;
+		ip_end = off + 40 + tep_rd16(ip + 4);
+	} else {
+		return TEP_R_UNKNOWN_PROTO;
+	}
+
+	d->l4_off = (uint16_t)(off + d->outer_l3_len);
+	room = ip_end - d->l4_off;	/* Ethernet padding is not counted */
+
+	if (d->l4_proto == IPPROTO_UDP_) {
+		const uint8_t *udp = buf + d->l4_off;
+		uint16_t ulen;
+
+		if (room < 8)
+			return TEP_R_TRUNCATED;
+		ulen = tep_rd16(udp + 4);
+		if (ulen < 8 || ulen > room)
+			return TEP_R_BAD_LENGTH;
+		d->sport = tep_rd16(udp);
+		d->dport = tep_rd16(udp + 2);
+		d->l4_len = ulen;
+		d->tun_off = (uint16_t)(d->l4_off + 8);
+		if (tep_rd16(udp + 6) == 0) {
+			if (d->outer_v6 && !(flags & TEP_PARSE_ZERO_CSUM6))
+				return TEP_R_ZERO_UDP6_CSUM;
+			return TEP_R_OK;
+		}
+		d->csum_present = 1;
+		if (flags & TEP_PARSE_VERIFY_CSUM) {
+			uint32_t s = outer_phdr(buf, d, IPPROTO_UDP_, ulen);
+
+			if (tep_csum_fold(tep_csum_partial(udp, ulen, s)) !=
+			    0xffff)
+				return TEP_R_BAD_OUTER_CSUM;
+			d->csum_verified = 1;
+		}
+		return TEP_R_OK;
+	}
+	if (d->l4_proto == IPPROTO_GRE_) {
+		d->l4_len = (uint16_t)room;
+		d->tun_off = d->l4_off;
+		return TEP_R_OK;
+	}
+	return TEP_R_UNKNOWN_PROTO;
+}
+
+/* Set the inner packet, which runs to the end of the UDP/GRE payload. */
+static enum tep_reason
+set_inner(struct tep_decap *d, uint32_t inner_off, uint16_t proto)
+{
+	uint32_t end = (uint32_t)d->l4_off + d->l4_len;
+
+	if (inner_off > end)
+		return TEP_R_TRUNCATED;
+	d->inner_off = (uint16_t)inner_off;
+	d->inner_len = (uint16_t)(end - inner_off);
+	d->inner_proto = proto;
+	d->tun_len = (uint16_t)(inner_off - d->tun_off);
+	if (proto == TEP_ETH_P_TEB && d->inner_len < 14)
+		return TEP_R_TRUNCATED;
+	if (proto != TEP_ETH_P_TEB && d->inner_len < 1)
+		return TEP_R_TRUNCATED;
+	return TEP_R_OK;
+}
+
+/* Bytes of tunnel header available (UDP payload, or GRE to IP end). */
+static uint32_t
+tun_room(const struct tep_decap *d)
+{
+	return (uint32_t)d->l4_off + d->l4_len - d->tun_off;
+}
+
+enum tep_reason
+tep_parse_vxlan(const uint8_t *buf, size_t len, struct tep_decap *d)
+{
+	const uint8_t *h = buf + d->tun_off;
+
+	(void)len;
+	d->type = TEP_TUN_VXLAN;
+	if (tun_room(d) < 8)
+		return TEP_R_TRUNCATED;
+	/* RFC 7348 section 5: the I flag must be set. Other bits are
+	 * reserved; like Linux, refuse them rather than misread GBP/GPE. */
+	if (!(h[0] & 0x08))
+		return TEP_R_BAD_FLAGS;
+	if ((h[0] & ~0x08) || h[1] || h[2] || h[3] || h[7])
+		return TEP_R_RESERVED_SET;
+	d->has_vni = 1;
+	d->vni = tep_rd32(h + 4) >> 8;
+	return set_inner(d, d->tun_off + 8u, TEP_ETH_P_TEB);
+}
+
+/*
+ * Walk GENEVE options (RFC 8926 section 3.5): TLVs of 4 + 4*len bytes
+ * that must exactly fill opt_len. tepd consumes no option, so a critical
+ * one (type bit 7) means drop (section 3.5.1).
+ */
+static enum tep_reason
+geneve_walk_opts(const uint8_t *o, uint32_t opt_len)
+{
+	uint32_t off = 0;
+
+	while (off < opt_len) {
+		uint32_t olen;
+
+		if (opt_len - off < 4)
+			return TEP_R_BAD_OPTION;
+		olen = 4 + (o[off + 3] & 0x1fu) * 4;
+		if (olen > opt_len - off)
+			return TEP_R_BAD_OPTION;
+		if (o[off + 2] & 0x80)
+			return TEP_R_CRITICAL_OPTION;
+		off += olen;
+	}
+	return TEP_R_OK;
+}
+
+enum tep_reason
+tep_parse_geneve(const uint8_t *buf, size_t len, struct tep_decap *d)
+{
+	const uint8_t *h = buf + d->tun_off;
+	uint32_t opt_len;
+	uint16_t proto;
+	enum tep_reason r;
+
+	(void)len;
+	d->type = TEP_TUN_GENEVE;
+	if (tun_room(d) < 8)
+		return TEP_R_TRUNCATED;
+	if ((h[0] >> 6) != 0)
+		return TEP_R_BAD_VERSION;
+	opt_len = (h[0] & 0x3fu) * 4;
+	if (tun_room(d) < 8 + opt_len)
+		return TEP_R_TRUNCATED;
+	proto = tep_rd16(h + 2);
+	if (proto != TEP_ETH_P_TEB && proto != TEP_ETH_P_IPV4 &&
+	    proto != TEP_ETH_P_IPV6)
+		return TEP_R_UNKNOWN_PROTO;
+	d->oam = (h[1] & 0x80) != 0;
+	d->has_vni = 1;
+	d->vni = tep_rd32(h + 4) >> 8;
+	d->opt_off = (uint16_t)(d->tun_off + 8);
+	d->opt_len = (uint16_t)opt_len;
+	r = geneve_walk_opts(h + 8, opt_len);
+	if (r != TEP_R_OK)
+		return r;
+	return set_inner(d, d->tun_off + 8 + opt_len, proto);
+}
+
+/* The inner IP version must be the one the tunnel says it carries. */
+static enum tep_reason
+check_inner_ip(const uint8_t *buf, const struct tep_decap *d)
+{
+	uint8_t v = buf[d->inner_off] >> 4;
+
+	if (d->inner_proto == TEP_ETH_P_IPV4 ? v != 4 : v != 6)
+		return TEP_R_BAD_VERSION;
+	return TEP_R_OK;
+}
+
+enum tep_reason
+tep_parse_fou(const uint8_t *buf, size_t len, uint8_t ip_proto,
+	      struct tep_decap *d)
+{
+	enum tep_reason r;
+
+	(void)len;
+	d->type = TEP_TUN_FOU;
+	if (ip_proto != 4 && ip_proto != 41)
+		return TEP_R_UNKNOWN_PROTO;
+	r = set_inner(d, d->tun_off,
+		      ip_proto == 4 ? TEP_ETH_P_IPV4 : TEP_ETH_P_IPV6);
+	return r != TEP_R_OK ? r : check_inner_ip(buf, d);
+}
+
+enum tep_reason
+tep_parse_gue(const uint8_t *buf, size_t len, struct tep_decap *d)
+{
+	const uint8_t *h = buf + d->tun_off;
+	uint32_t hlen, used = 0;
+	uint16_t gflags;
+	enum tep_reason r;
+
+	(void)len;
+	d->type = TEP_TUN_GUE;
+	if (tun_room(d) < 1)
+		return TEP_R_TRUNCATED;
+	switch (h[0] >> 6) {
+	case 1:
+		/* Variant 1: the IP header itself, version 4 (0100) or 6
+		 * (0110); its top two bits are the variant. */
+		if ((h[0] >> 4) != 4 && (h[0] >> 4) != 6)
+			return TEP_R_BAD_VERSION;
+		return set_inner(d, d->tun_off, (h[0] >> 4) == 4 ?
+				 TEP_ETH_P_IPV4 : TEP_ETH_P_IPV6);
+	case 0:
+		break;
+	default:
+		return TEP_R_BAD_VERSION;
+	}
+	if (tun_room(d) < 4)
+		return TEP_R_TRUNCATED;
+	if (h[0] & 0x20)
+		return TEP_R_CONTROL_MSG;
+	hlen = (h[0] & 0x1fu) * 4;
+	if (tun_room(d) < 4 + hlen)
+		return TEP_R_TRUNCATED;
+	gflags = tep_rd16(h + 2);
+	if (gflags & ~GUE_F_PRIV)
+		return TEP_R_BAD_FLAGS;
+	if (gflags & GUE_F_PRIV) {
+		uint32_t pflags;
+
+		if (hlen < 4)
+			return TEP_R_BAD_HDR_LEN;
+		pflags = tep_rd32(h + 4);
+		used = 4;
+		if (pflags & ~GUE_PF_REMCSUM)
+			return TEP_R_BAD_FLAGS;
+		if (pflags & GUE_PF_REMCSUM) {
+			if (hlen < used + 4)
+				return TEP_R_BAD_HDR_LEN;
+			d->has_rco = 1;
+			d->rco_start = tep_rd16(h + 4 + used);
+			d->rco_offset = tep_rd16(h + 6 + used);
+		}
+	}
+	d->opt_off = (uint16_t)(d->tun_off + 4);
+	d->opt_len = (uint16_t)hlen;
+	if (h[1] != 4 && h[1] != 41)
+		return TEP_R_UNKNOWN_PROTO;
+	r = set_inner(d, d->tun_off + 4 + hlen,
+		      h[1] == 4 ? TEP_ETH_P_IPV4 : TEP_ETH_P_IPV6);
+	if (r != TEP_R_OK)
+		return r;
+	r = check_inner_ip(buf, d);
+	if (r != TEP_R_OK)
+		return r;
+	/* The checksum field must lie inside the inner packet, at or after
+	 * the place the checksum starts. */
+	if (d->has_rco && (d->rco_offset < d->rco_start ||
+			   (uint32_t)d->rco_offset + 2 > d->inner_len))
+		return TEP_R_BAD_RCO;
+	return TEP_R_OK;
+}
+
+enum tep_reason
+tep_parse_gre(const uint8_t *buf, size_t len, unsigned int flags,
+	      struct tep_decap *d)
+{
+	const uint8_t *h = buf + d->tun_off;
+	uint32_t hl = 4;
+	uint16_t w, proto;
+
+	(void)len;
+	d->type = TEP_TUN_GRE;
+	if (tun_room(d) < 4)
+		return TEP_R_TRUNCATED;
+	w = tep_rd16(h);
+	/* RFC 2784 section 2.3: bits 1-5 non-zero means discard (RFC 2890
+	 * gives bits 2 and 3 to K and S); bits 6-12 are ignored. */
+	if (w & 0x4c00)
+		return TEP_R_RESERVED_SET;
+	if (w & 0x0007)
+		return TEP_R_BAD_VERSION;
+	hl += (w & 0x8000) ? 4 : 0;
+	hl += (w & 0x2000) ? 4 : 0;
+	hl += (w & 0x1000) ? 4 : 0;
+	if (tun_room(d) < hl)
+		return TEP_R_TRUNCATED;
+	proto = tep_rd16(h + 2);
+	if (proto != TEP_ETH_P_TEB && proto != TEP_ETH_P_IPV4 &&
+	    proto != TEP_ETH_P_IPV6)
+		return TEP_R_UNKNOWN_PROTO;
+	if (w & 0x8000) {
+		d->csum_present = 1;
+		if (flags & TEP_PARSE_VERIFY_CSUM) {
+			/* No pseudo-header: GRE header and payload only. */
+			if (tep_csum_fold(tep_csum_partial(h, tun_room(d), 0))
+			    != 0xffff)
+				return TEP_R_BAD_OUTER_CSUM;
+			d->csum_verified = 1;
+		}
+	}
+	if (w & 0x2000) {
+		d->has_vni = 1;
+		d->vni = tep_rd32(h + ((w & 0x8000) ? 8 : 4));
+	}
+	return set_inner(d, d->tun_off + hl, proto);
+}
+
+enum tep_reason
+tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d)
+{
+	uint32_t start, before;
+	uint16_t ck;
+
+	if (!d->has_rco)
+		return TEP_R_OK;
+	/* The trick needs a valid outer checksum to subtract from. */
+	if (!d->csum_present || d->rco_offset < d->rco_start ||
+	    (uint32_t)d->rco_offset + 2 > d->inner_len)
+		return TEP_R_BAD_RCO;
+	/* The datagram with its pseudo-header sums to -0, so the region
+	 * from the checksum start to the end sums to ~(what precedes it):
+	 * no payload byte is read. The region held the sender's seed s;
+	 * its checksum over it is ~(region) = what precedes it. */
+	start = (uint32_t)(d->inner_off - d->l4_off) + d->rco_start;
+	before = tep_csum_partial(buf + d->l4_off, start,
+				  outer_phdr(buf, d, IPPROTO_UDP_, d->l4_len));
+	ck = tep_csum_fold(before);
+	if (start & 1)	/* the region's own lanes are the swapped ones */
+		ck = (uint16_t)(ck >> 8 | ck << 8);
+	tep_wr_csum(buf + d->inner_off + d->rco_offset, ck);
+	return TEP_R_OK;
+}

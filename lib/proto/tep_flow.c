@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Inner packet inspection for the encapsulator: where the inner IP and L4
+ * headers are, what checksum the L4 header carries (so the outer checksum
+ * method can be chosen), the flow hash for the outer source port and IPv6
+ * flow label, and the TOS/DF bits the outer header may inherit.
+ */
+
+#include <rte_hash_crc.h>
+
+#include "tep_bytes.h"
+#include "tep_csum.h"
+#include "tep_proto.h"
+
+#define IPPROTO_HOPOPTS_	0
+#define IPPROTO_ICMP_		1
+#define IPPROTO_TCP_		6
+#define IPPROTO_UDP_		17
+#define IPPROTO_ROUTING_	43
+#define IPPROTO_FRAGMENT_	44
+#define IPPROTO_ICMPV6_		58
+#define IPPROTO_DSTOPTS_	60
+#define IPPROTO_SCTP_		132
+
+static uint32_t
+hash_bytes(const uint8_t *p, size_t n, uint32_t h)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= n; i += 4)
+		h = rte_hash_crc_4byte(tep_rd32(p + i), h);
+	return h;
+}
+
+/* Fill f->l4 for the L4 header at l4 (l4_len bytes, the L4 datagram). */
+static void
+flow_l4(struct tep_flow *f, const uint8_t *l4, uint32_t l4_len, bool v4,
+	uint32_t phdr)
+{
+	struct tep_inner_l4 *x = &f->l4;
+
+	x->kind = TEP_L4_NONE;
+	x->state = TEP_L4_COMPLETE;
+	x->phdr = phdr;
+	switch (f->l4_proto) {
+	case IPPROTO_TCP_:
+		if (l4_len < 20 || (l4[12] >> 4) * 4u < 20 ||
+		    (l4[12] >> 4) * 4u > l4_len)
+			return;
+		x->kind = TEP_L4_TCP;
+		x->csum_offset = 16;
+		break;
+	case IPPROTO_UDP_:
+		if (l4_len < 8)
+			return;
+		/* IPv4 UDP without a checksum: nothing for LCO to rely on.
+		 * (IPv6 UDP must have one; 0 there is treated the same.) */
+		if (tep_rd16(l4 + 6) == 0)
+			return;
+		x->kind = TEP_L4_UDP;
+		x->csum_offset = 6;
+		break;
+	case IPPROTO_ICMP_:
+		if (!v4 || l4_len < 4)
+			return;
+		x->kind = TEP_L4_ICMP;
+		x->csum_offset = 2;
+		x->phdr = 0;	/* ICMPv4 has no pseudo-header */
+		break;
+	case IPPROTO_ICMPV6_:
+		if (v4 || l4_len < 4)
+			return;
+		x->kind = TEP_L4_ICMP6;
+		x->csum_offset = 2;
+		break;
+	case IPPROTO_SCTP_:
+		if (l4_len < 12)
+			return;
+		x->kind = TEP_L4_SCTP;
+		x->csum_offset = 8;
+		break;
+	default:
+		return;
+	}
+	if (f->l4_proto != IPPROTO_ICMP_ && f->l4_proto != IPPROTO_ICMPV6_) {
+		f->sport = tep_rd16(l4);
+		f->dport = tep_rd16(l4 + 2);
+	}
+}
+
+static enum tep_reason
+flow_ipv4(const uint8_t *buf, size_t len, struct tep_flow *f)
+{
+	const uint8_t *ip = buf + f->l3_off;
+	size_t room = len - f->l3_off;
+	uint32_t ihl, tot;
+	uint16_t frag;
+
+	if (room < 20)
+		return TEP_R_TRUNCATED;
+	if ((ip[0] >> 4) != 4)
+		return TEP_R_BAD_VERSION;
+	ihl = (ip[0] & 0xfu) * 4;
+	tot = tep_rd16(ip + 2);
+	if (ihl < 20)
+		return TEP_R_BAD_HDR_LEN;
+	if (room < ihl || room < tot)
+		return TEP_R_TRUNCATED;
+	if (tot < ihl)
+		return TEP_R_BAD_LENGTH;
+	frag = tep_rd16(ip + 6);
+	f->ip_version = 4;
+	f->l3_len = (uint16_t)ihl;
+	f->tos = ip[1];
+	f->df = (frag & 0x4000) != 0;
+	f->l4_proto = ip[9];
+	f->ip_len = (uint16_t)tot;
+	f->l4.csum_start = (uint16_t)(f->l3_off + ihl);
+	/* A fragment's L4 checksum covers the whole datagram, not this
+	 * piece: its region sums to nothing LCO can use. */
+	if ((frag & 0x3fff) == 0)
+		flow_l4(f, ip + ihl, tot - ihl, true,
+			tep_ipv4_phdr_sum(ip + 12, ip + 16, ip[9],
+					  (uint16_t)(tot - ihl)));
+	f->hash = hash_bytes(ip + 12, 8, f->l4_proto);
+	return TEP_R_OK;
+}
+
+static enum tep_reason
+flow_ipv6(const uint8_t *buf, size_t len, struct tep_flow *f)
+{
+	const uint8_t *ip = buf + f->l3_off;
+	size_t room = len - f->l3_off;
+	uint32_t off = 40, end;
+	uint8_t nh;
+	bool l4_usable = true;
+
+	if (room < 40)
+		return TEP_R_TRUNCATED;
+	if ((ip[0] >> 4) != 6)
+		return TEP_R_BAD_VERSION;
+	end = 40u + tep_rd16(ip + 4);
+	if (room < end)
+		return TEP_R_TRUNCATED;
+	nh = ip[6];
+	/* Skip the extension headers that may precede L4 (RFC 8200 4.1). */
+	while (nh == IPPROTO_HOPOPTS_ || nh == IPPROTO_ROUTING_ ||
+	       nh == IPPROTO_DSTOPTS_ || nh == IPPROTO_FRAGMENT_) {
+		uint32_t ext;
+
+		if (end - off < 8)
+			return TEP_R_TRUNCATED;
+		ext = nh == IPPROTO_FRAGMENT_ ? 8 : (ip[off + 1] + 1u) * 8;
+		if (end - off < ext)
+			return TEP_R_TRUNCATED;
+		/* A fragment's checksum covers the whole datagram; a routing
+		 * header changes the pseudo-header's destination. */
+		if (nh == IPPROTO_FRAGMENT_ || nh == IPPROTO_ROUTING_)
+			l4_usable = false;
+		nh = ip[off];
+		off += ext;
+	}
+	f->ip_version = 6;
+	f->l3_len = (uint16_t)off;
+	f->tos = (uint8_t)(tep_rd16(ip) >> 4);
+	f->df = 1;
+	f->l4_proto = nh;
+	f->ip_len = (uint16_t)end;
+	f->l4.csum_start = (uint16_t)(f->l3_off + off);
+	if (l4_usable)
+		flow_l4(f, ip + off, end - off, false,
+			tep_ipv6_phdr_sum(ip + 8, ip + 24, nh, end - off));
+	f->hash = hash_bytes(ip + 8, 32, nh);
+	return TEP_R_OK;
+}
+
+enum tep_reason
+tep_flow_parse(const uint8_t *buf, size_t len, bool eth, struct tep_flow *f)
+{
+	enum tep_reason r;
+	uint16_t et;
+
+	memset(f, 0, sizeof(*f));
+	f->l4.kind = TEP_L4_NONE;
+	if (eth) {
+		if (len < 14)
+			return TEP_R_TRUNCATED;
+		et = tep_rd16(buf + 12);
+		f->l3_off = 14;
+		if (et == TEP_ETH_P_VLAN) {
+			if (len < 18)
+				return TEP_R_TRUNCATED;
+			et = tep_rd16(buf + 16);
+			f->l3_off = 18;
+		}
+	} else {
+		if (len < 1)
+			return TEP_R_TRUNCATED;
+		et = (buf[0] >> 4) == 4 ? TEP_ETH_P_IPV4 :
+		     (buf[0] >> 4) == 6 ? TEP_ETH_P_IPV6 : 0;
+		if (et == 0)
+			return TEP_R_BAD_VERSION;
+	}
+
+	if (et == TEP_ETH_P_IPV4)
+		r = flow_ipv4(buf, len, f);
+	else if (et == TEP_ETH_P_IPV6)
+		r = flow_ipv6(buf, len, f);
+	else {
+		/* Not IP: opaque L2, hashed on its MAC addresses. */
+		f->hash = hash_bytes(buf, 12, et);
+		return TEP_R_OK;
+	}
+	if (r != TEP_R_OK)
+		return r;
+	if (f->sport | f->dport)
+		f->hash = rte_hash_crc_4byte((uint32_t)f->sport << 16 | f->dport,
+					     f->hash);
+	return TEP_R_OK;
+}

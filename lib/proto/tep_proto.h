@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+#ifndef TEP_PROTO_H
+#define TEP_PROTO_H
+
+/*
+ * Tunnel headers on plain byte buffers: build once per tunnel (a template),
+ * patch per packet, and parse strictly on receive.
+ *
+ * Encapsulations and their wire format:
+ *   VXLAN   RFC 7348: UDP 4789, 8 bytes {flags 0x08, 0, 0, 0, VNI<<8}, Ethernet
+ *   GENEVE  RFC 8926: UDP 6081, 8 bytes + options, protocol 0x6558 (Ethernet)
+ *   FOU     Linux fou: UDP, then the inner IPv4/IPv6 packet; the receiver
+ *           knows the inner protocol from the port it listens on
+ *   GUE     draft-ietf-intarea-gue: variant 0 header {ver 0, C, hlen,
+ *           proto, flags} + optional fields; tepd sends and accepts the
+ *           private-flags field carrying remote checksum offload
+ *           (draft-herbert-remotecsumoffload) exactly as Linux lays it out;
+ *           variant 1 (the IP header directly after UDP) is accepted
+ *   GRE     RFC 2784 + RFC 2890: optional checksum, key, sequence
+ *
+ * Everything is alignment-safe (memcpy loads and stores): after
+ * decapsulation the inner IP header usually sits 2 bytes off a 4-byte
+ * boundary.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tep_reason.h"
+
+#define TEP_ETH_P_IPV4	0x0800
+#define TEP_ETH_P_IPV6	0x86dd
+#define TEP_ETH_P_VLAN	0x8100
+#define TEP_ETH_P_TEB	0x6558	/* transparent Ethernet bridging */
+
+#define TEP_VXLAN_PORT	4789
+#define TEP_GENEVE_PORT	6081
+
+#define TEP_VNI_MAX		0xffffff
+#define TEP_GENEVE_OPT_MAX	252	/* 6-bit length in 4-byte words */
+#define TEP_ENCAP_HDR_MAX	352	/* 18 + 40 + 8 + 8 + 252, rounded */
+
+enum tep_tun_type {
+	TEP_TUN_VXLAN,
+	TEP_TUN_GENEVE,
+	TEP_TUN_FOU,
+	TEP_TUN_GUE,
+	TEP_TUN_GRE,
+	TEP_TUN_MAX
+};
+
+const char *tep_tun_type_name(enum tep_tun_type t);
+
+/* Outer checksum modes (tunnel `csum` setting). */
+enum tep_csum_mode {
+	TEP_CSUM_LCO,		/* headers only; see docs/lco.md */
+	TEP_CSUM_FULL,		/* software sum of the whole datagram */
+	TEP_CSUM_OFFLOAD,	/* NIC fills it (RTE_MBUF_F_TX_OUTER_UDP_CKSUM) */
+	TEP_CSUM_OFF,		/* 0; refused over IPv6 (RFC 6935/6936) */
+	TEP_CSUM_MODE_MAX
+};
+
+const char *tep_csum_mode_name(enum tep_csum_mode m);
+
+/*
+ * What kind of checksum the inner L4 header carries. LCO is defined only
+ * for ones-complement checksums; the encap code picks the method from this,
+ * so a caller cannot ask for LCO over an SCTP CRC32c.
+ */
+enum tep_l4_kind {
+	TEP_L4_NONE,	/* no L4 checksum we know of (non-first fragment, ...) */
+	TEP_L4_TCP,
+	TEP_L4_UDP,	/* IPv4 UDP with checksum 0 is TEP_L4_NONE */
+	TEP_L4_ICMP,	/* ICMPv4: no pseudo-header */
+	TEP_L4_ICMP6,
+	TEP_L4_SCTP,	/* CRC32c: not ones-complement */
+};
+
+enum tep_l4_state {
+	TEP_L4_COMPLETE,	/* the field holds the final checksum */
+	TEP_L4_PENDING,		/* the field holds a seed; NIC or fallback fills it */
+};
+
+/* Inner L4 description, offsets relative to the start of the inner packet
+ * (the first byte after the tunnel header). */
+struct tep_inner_l4 {
+	uint8_t kind;		/* enum tep_l4_kind */
+	uint8_t state;		/* enum tep_l4_state */
+	uint16_t csum_start;	/* inner L4 header offset */
+	uint16_t csum_offset;	/* checksum field offset within it */
+	uint32_t phdr;		/* inner pseudo-header partial sum (COMPLETE) */
+};
+
+/* ---- inner packet inspection ------------------------------------------ */
+
+/* What the encapsulator needs to know about a tenant packet. */
+struct tep_flow {
+	uint16_t l3_off;	/* inner IP header offset (after Ethernet/VLAN) */
+	uint16_t l3_len;	/* inner IP header length incl. options/ext */
+	uint8_t ip_version;	/* 4 or 6; 0 if not IP */
+	uint8_t tos;		/* DSCP+ECN (IPv6 traffic class) */
+	uint8_t df;		/* IPv4 DF set (IPv6: always 1) */
+	uint8_t l4_proto;
+	uint16_t ip_len;	/* inner IP datagram length from its header */
+	uint16_t sport, dport;	/* TCP/UDP ports, 0 otherwise */
+	uint32_t hash;		/* 5-tuple (TCP/UDP) or 3-tuple hash */
+	struct tep_inner_l4 l4;
+};
+
+/*
+ * Inspect a tenant packet at buf (len bytes): Ethernet (+one 802.1Q tag)
+ * when `eth` is true, else bare IP. Fills `f`; the inner L4 state is set
+ * to COMPLETE (callers that know better change it). Returns TEP_R_OK or
+ * why the packet cannot be inspected (it may still be forwarded as opaque
+ * L2 when it is not IP: ip_version is 0 then and the result is OK).
+ */
+enum tep_reason tep_flow_parse(const uint8_t *buf, size_t len, bool eth,
+			       struct tep_flow *f);
+
+/* Map a flow hash into [lo, hi] (RFC 7348 section 5: source port entropy). */
+static inline uint16_t
+tep_udp_sport(uint32_t hash, uint16_t lo, uint16_t hi)
+{
+	return (uint16_t)(lo + (((uint64_t)hash * (uint32_t)(hi - lo + 1)) >> 32));
+}
+
+/* ---- encapsulation ------------------------------------------------------ */
+
+/* A tunnel's configuration, as the control plane gives it. */
+struct tep_encap_params {
+	enum tep_tun_type type;
+	bool outer_v6;
+	uint8_t smac[6], dmac[6];	/* outer Ethernet (next hop) */
+	uint16_t vlan_tci;		/* outer 802.1Q TCI; 0 = untagged */
+	uint8_t src[16], dst[16];	/* IPv4 uses the first 4 bytes */
+	uint8_t ttl;			/* hop limit; 0 = 64 */
+	uint8_t dscp;			/* outer DSCP when !tos_inherit */
+	bool tos_inherit;		/* copy inner DSCP; ECN is always
+					 * copied (RFC 6040 normal mode) */
+	bool df;			/* IPv4 outer DF */
+	uint16_t dst_port;		/* 0 = the type's default */
+	uint16_t sport_lo, sport_hi;	/* 0,0 = 49152-65535 */
+	uint32_t vni;			/* VXLAN/GENEVE VNI, or GRE key */
+	bool gre_key;			/* GRE: send the key */
+	bool gre_csum;			/* GRE: send a checksum */
+	uint16_t gre_proto;		/* GRE: TEB (default) or IPv4/IPv6 */
+	uint8_t gue_proto;		/* GUE: inner IP protocol, 4 or 41 */
+	bool gue_rco;			/* GUE: remote checksum offload field */
+	const uint8_t *geneve_opts;	/* GENEVE options, TLVs, copied */
+	uint16_t geneve_opts_len;	/* multiple of 4, <= 252 */
+	enum tep_csum_mode csum;
+};
+
+/* Precomputed outer headers; per packet only lengths, IDs and sums change. */
+struct tep_encap_tmpl {
+	uint8_t hdr[TEP_ENCAP_HDR_MAX];
+	uint16_t len;		/* bytes of hdr used */
+	uint16_t l2_len;	/* outer Ethernet (+VLAN) */
+	uint16_t l3_len;	/* outer IPv4 (20) or IPv6 (40) */
+	uint16_t l4_off;	/* outer UDP or GRE header */
+	uint16_t tun_len;	/* tunnel header after UDP (GRE: whole GRE) */
+	uint8_t type;		/* enum tep_tun_type */
+	uint8_t outer_v6;
+	uint8_t csum;		/* enum tep_csum_mode */
+	uint8_t inner_eth;	/* payload is Ethernet (VXLAN, GENEVE, GRE TEB) */
+	uint8_t gre_csum;	/* GRE header carries a checksum */
+	uint8_t gue_rco;	/* GUE header carries the RCO field */
+	uint8_t tos_inherit;
+	uint8_t ecn_dscp;	/* configured DSCP << 2 */
+	uint16_t sport_lo, sport_hi;
+	uint32_t phdr_base;	/* outer addresses + protocol, no length */
+	uint32_t ip4_sum_base;	/* IPv4 header sum, per-packet fields 0 */
+};
+
+/*
+ * Validate params and build the template. Returns 0, or -1 with a one-line
+ * reason in err (e.g. "vni 16777216 out of range 0-16777215").
+ */
+int tep_encap_tmpl_build(struct tep_encap_tmpl *t,
+			 const struct tep_encap_params *p,
+			 char *err, size_t errlen);
+
+/* Per-packet inputs to the outer headers. */
+struct tep_encap_pkt {
+	uint16_t inner_len;	/* bytes after the tunnel header */
+	uint16_t sport;		/* from tep_udp_sport() */
+	uint16_t ip_id;		/* IPv4 outer ID */
+	uint8_t inner_tos;	/* inner DSCP+ECN */
+	uint32_t flow_label;	/* IPv6 outer flow label (20 bits) */
+	struct tep_inner_l4 l4;	/* the inner checksum's kind and state */
+};
+
+/* How the outer checksum was produced (for counters); < 0 is an error. */
+enum tep_ocsum {
+	TEP_OCSUM_NONE,		/* no outer checksum (csum off, GRE w/o C) */
+	TEP_OCSUM_LCO,		/* by LCO, payload not read */
+	TEP_OCSUM_FULL,		/* whole datagram summed */
+	TEP_OCSUM_HW,		/* seeded for the NIC to finish */
+};
+
+/*
+ * Write the outer headers for one packet at out[0 .. t->len) and fill in
+ * the outer IPv4 header checksum and the outer UDP/GRE checksum. The inner
+ * packet must follow at out + t->len (contiguous): LCO reads only its
+ * headers up to csum_start+csum_offset+2; FULL reads all of it.
+ *
+ * The method follows from t->csum and pkt->l4, never from the caller:
+ *  - LCO, and the inner checksum is ones-complement: LCO (pending: the
+ *    seed is read from the packet; complete: from pkt->l4.phdr);
+ *  - LCO with an inner SCTP or unknown L4, or FULL: a full sum, which is
+ *    refused (-EINVAL) while the inner checksum is still pending, since
+ *    the sum would change when it is filled in;
+ *  - OFFLOAD: the outer pseudo-header sum is left in the field, as
+ *    rte_net_intel_cksum_prepare() would, for the NIC;
+ *  - OFF: 0.
+ * GUE with RCO and a pending inner checksum is the exception: the seed is
+ * sent as it is for the receiver to finish (the caller must then not ask
+ * the NIC for the inner checksum), so the outer sum covers it as it stands
+ * and is done in full (or by the NIC with OFFLOAD).
+ * Returns an enum tep_ocsum, -EINVAL for a combination that cannot give a
+ * right checksum, or -EMSGSIZE when the outer datagram would exceed 64 KiB.
+ */
+int tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
+		    const struct tep_encap_pkt *pkt);
+
+/* The outer pseudo-header sum for an outer L4 length (UDP only). */
+uint32_t tep_encap_outer_phdr(const struct tep_encap_tmpl *t, uint32_t l4_len);
+
+/* ---- decapsulation ------------------------------------------------------ */
+
+struct tep_decap {
+	/* outer */
+	uint16_t outer_l2_len;
+	uint16_t outer_l3_len;
+	uint16_t vlan_tci;	/* 0 if untagged */
+	uint8_t outer_v6;
+	uint8_t l4_proto;	/* IPPROTO_UDP or IPPROTO_GRE */
+	uint8_t tos;
+	uint8_t ttl;
+	uint16_t src_off;	/* outer source address offset in buf */
+	uint16_t dst_off;
+	uint16_t sport, dport;	/* UDP */
+	uint16_t l4_off;	/* UDP or GRE header */
+	uint16_t l4_len;	/* UDP length, or GRE to end of IP payload */
+	uint8_t csum_present;	/* outer UDP/GRE checksum non-zero/present */
+	uint8_t csum_verified;	/* and it was summed here and is right */
+	/* tunnel */
+	uint8_t type;		/* enum tep_tun_type */
+	uint8_t has_vni;	/* VXLAN/GENEVE VNI, or GRE key present */
+	uint32_t vni;
+	uint16_t tun_off;	/* tunnel header (after UDP; GRE: = l4_off) */
+	uint16_t tun_len;	/* tunnel header incl. options */
+	uint16_t opt_off;	/* GENEVE options / GUE optional fields */
+	uint16_t opt_len;
+	uint8_t oam;		/* GENEVE O bit */
+	uint8_t has_rco;	/* GUE remote checksum offload */
+	uint16_t rco_start;	/* relative to the inner packet */
+	uint16_t rco_offset;	/* checksum field, relative to the inner packet */
+	uint16_t inner_proto;	/* ethertype: TEB, IPV4 or IPV6 */
+	uint16_t inner_off;
+	uint16_t inner_len;
+};
+
+/* Parse flags. */
+#define TEP_PARSE_VERIFY_CSUM	0x1	/* sum the outer UDP/GRE datagram */
+#define TEP_PARSE_ZERO_CSUM6	0x2	/* accept IPv6 UDP checksum 0 */
+
+/*
+ * Outer Ethernet (+802.1Q), IPv4/IPv6 and UDP or GRE header. On TEP_R_OK
+ * the outer fields of d are set and l4_proto says which tunnel parser to
+ * run next. The IPv4 header checksum is always verified; the UDP/GRE one
+ * only with TEP_PARSE_VERIFY_CSUM (callers skip it when the NIC did).
+ * Trailing Ethernet padding beyond the IP length is ignored.
+ */
+enum tep_reason tep_parse_outer(const uint8_t *buf, size_t len,
+				unsigned int flags, struct tep_decap *d);
+
+/* Tunnel parsers, run on the UDP payload (GRE: the GRE header) of a
+ * packet tep_parse_outer() accepted. They fill the tunnel and inner
+ * fields of d. `buf`/`len` are the same as for tep_parse_outer(). */
+enum tep_reason tep_parse_vxlan(const uint8_t *buf, size_t len,
+				struct tep_decap *d);
+enum tep_reason tep_parse_geneve(const uint8_t *buf, size_t len,
+				 struct tep_decap *d);
+/* FOU: ip_proto is what the receiving port carries (4 or 41). */
+enum tep_reason tep_parse_fou(const uint8_t *buf, size_t len,
+			      uint8_t ip_proto, struct tep_decap *d);
+enum tep_reason tep_parse_gue(const uint8_t *buf, size_t len,
+			      struct tep_decap *d);
+enum tep_reason tep_parse_gre(const uint8_t *buf, size_t len,
+			      unsigned int flags, struct tep_decap *d);
+
+/*
+ * Remote checksum offload, receive side: once the outer UDP checksum is
+ * known to be right (verified by the NIC or by tep_parse_outer), write the
+ * inner checksum the sender left to us, from headers only: the region from
+ * rco_start to the end sums to ~(outer phdr + bytes before it). buf is the
+ * whole packet as parsed. Returns TEP_R_OK or TEP_R_BAD_RCO.
+ */
+enum tep_reason tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d);
+
+#endif /* TEP_PROTO_H */

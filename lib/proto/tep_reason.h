@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+#ifndef TEP_REASON_H
+#define TEP_REASON_H
+
+/*
+ * Why a packet was not accepted. One list gives the enum, the counter names
+ * (drop_<name>) and their help strings, so a parser's verdict, the datapath's
+ * counters and tepctl's output can never disagree.
+ */
+#define TEP_REASONS(X) \
+	X(OK,              "ok",              "accepted") \
+	X(TRUNCATED,       "truncated",       "shorter than its headers say") \
+	X(BAD_VERSION,     "bad_version",     "unknown IP or tunnel header version") \
+	X(BAD_LENGTH,      "bad_length",      "a length field disagrees with the packet") \
+	X(BAD_HDR_LEN,     "bad_hdr_len",     "header length field out of range") \
+	X(RESERVED_SET,    "reserved_set",    "reserved bits that must be zero are set") \
+	X(BAD_FLAGS,       "bad_flags",       "required flag missing or unknown flag set") \
+	X(UNKNOWN_PROTO,   "unknown_proto",   "protocol or ethertype not carried here") \
+	X(FRAGMENT,        "fragment",        "outer IP fragment (not reassembled)") \
+	X(BAD_IP_CSUM,     "bad_ip_csum",     "outer IPv4 header checksum wrong") \
+	X(BAD_OUTER_CSUM,  "bad_outer_csum",  "outer UDP or GRE checksum wrong") \
+	X(ZERO_UDP6_CSUM,  "zero_udp6_csum",  "IPv6 UDP checksum 0 (RFC 6935 not enabled)") \
+	X(BAD_OPTION,      "bad_option",      "malformed tunnel option") \
+	X(CRITICAL_OPTION, "critical_option", "unknown critical GENEVE option") \
+	X(CONTROL_MSG,     "control_msg",     "GUE control message") \
+	X(BAD_RCO,         "bad_rco",         "remote checksum offload field out of range")
+
+enum tep_reason {
+#define X(e, name, help) TEP_R_##e,
+	TEP_REASONS(X)
+#undef X
+	TEP_R_MAX
+};
+
+/* "truncated", "bad_version", ...: the suffix of the drop_* counters. */
+const char *tep_reason_name(enum tep_reason r);
+const char *tep_reason_help(enum tep_reason r);
+
+#endif /* TEP_REASON_H */
