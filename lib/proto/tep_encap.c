@@ -28,8 +28,6 @@
 #define GUE_PF_REMCSUM		0x80000000u	/* remote checksum offload */
 #define GUE_RCO_OFF		8		/* RCO field offset in GUE hdr */
 
-#define TEP_FOU_PORT	5555
-#define TEP_GUE_PORT	6080
 
 static const char *const tun_names[TEP_TUN_MAX] = {
 	[TEP_TUN_VXLAN] = "vxlan",
@@ -57,6 +55,9 @@ tep_csum_mode_name(enum tep_csum_mode m)
 {
 	return (unsigned int)m < TEP_CSUM_MODE_MAX ? csum_names[m] : "unknown";
 }
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
@@ -174,6 +175,9 @@ check_params(const struct tep_encap_params *p, char *err, size_t errlen)
 	    p->csum != TEP_CSUM_LCO && p->csum != TEP_CSUM_FULL)
 		return fail(err, errlen, "gre checksum can be lco or full, "
 			    "not %s", tep_csum_mode_name(p->csum));
+	if (p->type == TEP_TUN_GUE && p->gue_rco && p->csum == TEP_CSUM_OFF)
+		return fail(err, errlen, "rco needs an outer checksum: the "
+			    "receiver derives the inner one from it");
 	if (p->sport_lo > p->sport_hi)
 		return fail(err, errlen, "srcport range %u-%u is empty",
 			    p->sport_lo, p->sport_hi);
@@ -356,15 +360,18 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 			uint8_t *gue = l4 + 8;
 
 			/* The inner protocol follows the inner IP version. */
-			gue[1] = (out[t->len] >> 4) == 6 ? 41 : 4;
-			if (t->gue_rco && ones) {
+			if (pkt->inner_len > 0)
+				gue[1] = (out[t->len] >> 4) == 6 ? 41 : 4;
+			if (t->gue_rco && ones && pending) {
 				/* draft-herbert-remotecsumoffload: both
-				 * offsets relative to the inner packet. */
+				 * offsets relative to the inner packet. The
+				 * receiver checksums over the seed, so only
+				 * a pending checksum may be handed over. */
 				tep_wr16(gue + GUE_RCO_OFF, in->csum_start);
 				tep_wr16(gue + GUE_RCO_OFF + 2,
 					 (uint16_t)(in->csum_start +
 						    in->csum_offset));
-				seed_on_wire = pending;
+				seed_on_wire = true;
 			} else if (t->gue_rco) {
 				tep_wr32(gue + 4, 0);	/* no RCO flag */
 			}
@@ -385,6 +392,20 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 				tep_csum_fold(in->phdr);
 
 			ck = tep_lco_csum(phdr, l4, csum_start, seed);
+			if (in->l4_end != 0 && in->l4_end < pkt->inner_len) {
+				/* Bytes after the L4 datagram (Ethernet
+				 * padding) are covered by the outer sum but
+				 * not by the inner one: add them. */
+				uint32_t off = (uint32_t)(t->len - t->l4_off) +
+					       in->l4_end;
+				uint32_t s = tep_csum_block_add(
+					(uint16_t)~ck,
+					tep_csum_partial(l4 + off,
+						pkt->inner_len - in->l4_end, 0),
+					off);
+
+				ck = tep_csum_finish(s);
+			}
 			break;
 		}
 		/* LCO needs a ones-complement inner checksum that will be

@@ -36,8 +36,10 @@
 #define TEP_ETH_P_VLAN	0x8100
 #define TEP_ETH_P_TEB	0x6558	/* transparent Ethernet bridging */
 
-#define TEP_VXLAN_PORT	4789
-#define TEP_GENEVE_PORT	6081
+#define TEP_VXLAN_PORT	4789	/* IANA */
+#define TEP_GENEVE_PORT	6081	/* IANA */
+#define TEP_FOU_PORT	5555	/* no standard port: tepd's default */
+#define TEP_GUE_PORT	6080	/* no standard port: tepd's default */
 
 #define TEP_VNI_MAX		0xffffff
 #define TEP_GENEVE_OPT_MAX	252	/* 6-bit length in 4-byte words */
@@ -91,6 +93,10 @@ struct tep_inner_l4 {
 	uint8_t state;		/* enum tep_l4_state */
 	uint16_t csum_start;	/* inner L4 header offset */
 	uint16_t csum_offset;	/* checksum field offset within it */
+	uint16_t l4_end;	/* end of the L4 datagram (the inner IP
+				 * length says where); bytes after it, such
+				 * as Ethernet padding, are summed apart.
+				 * 0: the L4 datagram runs to the end. */
 	uint32_t phdr;		/* inner pseudo-header partial sum (COMPLETE) */
 };
 
@@ -147,8 +153,14 @@ struct tep_encap_params {
 	bool gre_key;			/* GRE: send the key */
 	bool gre_csum;			/* GRE: send a checksum */
 	uint16_t gre_proto;		/* GRE: TEB (default) or IPv4/IPv6 */
-	uint8_t gue_proto;		/* GUE: inner IP protocol, 4 or 41 */
-	bool gue_rco;			/* GUE: remote checksum offload field */
+	uint8_t gue_proto;		/* FOU: the inner IP protocol the
+					 * receiving port expects, 4 or 41.
+					 * (GUE: checked the same way, but the
+					 * header's proto field is set per
+					 * packet from the inner IP version) */
+	bool gue_rco;			/* GUE: remote checksum offload field,
+					 * used for pending inner checksums;
+					 * needs an outer checksum */
 	const uint8_t *geneve_opts;	/* GENEVE options, TLVs, copied */
 	uint16_t geneve_opts_len;	/* multiple of 4, <= 252 */
 	enum tep_csum_mode csum;

@@ -5,7 +5,8 @@
 #define TEP_REASON_H
 
 /*
- * Why a packet was not accepted. One list gives the enum, the counter names
+ * Why a packet was not accepted: parse verdicts first, then the datapath's
+ * own reasons. One list gives the enum, the counter names
  * (drop_<name>) and their help strings, so a parser's verdict, the datapath's
  * counters and tepctl's output can never disagree.
  */
@@ -25,7 +26,22 @@
 	X(BAD_OPTION,      "bad_option",      "malformed tunnel option") \
 	X(CRITICAL_OPTION, "critical_option", "unknown critical GENEVE option") \
 	X(CONTROL_MSG,     "control_msg",     "GUE control message") \
-	X(BAD_RCO,         "bad_rco",         "remote checksum offload field out of range")
+	X(BAD_RCO,         "bad_rco",         "remote checksum offload field out of range") \
+	X(OAM,             "oam",             "GENEVE OAM frame (not handled)") \
+	X(NO_TUNNEL,       "no_tunnel",       "no tunnel matches type, VNI/key and remote") \
+	X(NO_ROUTE,        "no_route",        "no route in the VRF") \
+	X(BLACKHOLE,       "blackhole",       "blackhole route") \
+	X(NO_NEIGH,        "no_neigh",        "next hop MAC unresolved") \
+	X(TTL_EXCEEDED,    "ttl_exceeded",    "TTL or hop limit reached 0") \
+	X(TOO_BIG,         "too_big",         "larger than the egress MTU, not fragmented") \
+	X(NO_HEADROOM,     "no_headroom",     "no mbuf headroom for the outer headers") \
+	X(ENCAP_FAILED,    "encap_failed",    "outer checksum impossible for this packet") \
+	X(BAD_TX_META,     "bad_tx_meta",     "offload metadata refused at tx-prepare") \
+	X(TX_FULL,         "tx_full",         "egress queue full") \
+	X(PUNT_FULL,       "punt_full",       "control-thread queue full") \
+	X(PORT_DOWN,       "port_down",       "port administratively down or without role") \
+	X(NOT_ROUTABLE,    "not_routable",    "not IPv4/IPv6, or no handler for it") \
+	X(LOCAL,           "local",           "for tepd itself, not answered")
 
 enum tep_reason {
 #define X(e, name, help) TEP_R_##e,

@@ -313,6 +313,44 @@ test_roundtrip_all(void **state)
 	assert_true(n > 1000);
 }
 
+/* Ethernet padding after the inner IP datagram: covered by the outer
+ * checksum, not by the inner one (found by fuzz_flow). */
+static void
+test_inner_trailer(void **state)
+{
+	static uint8_t buf[TEP_ENCAP_HDR_MAX + 2048];
+	int i;
+	(void)state;
+
+	for (i = 0; i < 4000; i++) {
+		struct tep_encap_params p;
+		struct tep_encap_tmpl t;
+		struct tep_encap_pkt pk;
+		struct tep_flow f;
+		int pending = i & 1, type = (i >> 1) % TEP_TUN_MAX;
+		size_t ilen, pad = 1 + rnd() % 17, k;
+
+		mk_params(&p, (enum tep_tun_type)type, (i >> 3) & 1);
+		assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
+		ilen = make_inner(buf + t.len, t.inner_eth, 0,
+				  (int)(rnd() % 3), pending);
+		for (k = 0; k < pad; k++)
+			buf[t.len + ilen + k] = (uint8_t)(rnd() | 1);
+		assert_int_equal(tep_flow_parse(buf + t.len, ilen + pad,
+						t.inner_eth, &f), TEP_R_OK);
+		assert_int_equal(f.l4.l4_end, ilen);
+		memset(&pk, 0, sizeof(pk));
+		pk.inner_len = (uint16_t)(ilen + pad);
+		pk.sport = 50000;
+		pk.l4 = f.l4;
+		pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+		assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_LCO);
+		if (pending)
+			ref_complete_inner(buf + t.len, t.inner_eth, &f);
+		ref_check_outer(buf, t.len + ilen + pad, &t);
+	}
+}
+
 /* GUE with RCO: the seed travels, the receiver finishes the checksum. */
 static void
 test_gue_rco_roundtrip(void **state)
@@ -363,6 +401,22 @@ test_gue_rco_roundtrip(void **state)
 			uint16_t s = ref_sum(l4, f.ip_len - f.l3_len, ph);
 
 			assert_true(s == 0xffff || s == 0);
+		}
+		/* A complete inner checksum is never handed over. */
+		if (i == 1) {
+			struct tep_decap d2;
+			uint8_t save[2048 + TEP_ENCAP_HDR_MAX];
+
+			memcpy(save, buf, t.len + ilen);
+			ref_complete_inner(buf + t.len, 0, &f);
+			pk.l4.state = TEP_L4_COMPLETE;
+			assert_int_equal(tep_encap_write(&t, buf, &pk),
+					 TEP_OCSUM_LCO);
+			assert_int_equal(parse_all(buf, t.len + ilen,
+						   TEP_PARSE_VERIFY_CSUM, &d2,
+						   TEP_TUN_GUE), TEP_R_OK);
+			assert_false(d2.has_rco);
+			memcpy(buf, save, t.len + ilen);
 		}
 		/* An RCO field that points outside the inner packet. */
 		if (i == 0) {
@@ -808,6 +862,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_all),
+		cmocka_unit_test(test_inner_trailer),
 		cmocka_unit_test(test_gue_rco_roundtrip),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_flow_kinds),

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * VRF registry and next hops over DPDK's rte_fib/rte_fib6. Every function
+ * here runs on the control thread; the workers only read tep_rib.vrf[] and
+ * tep_rib.nh[] and call rte_fib*_lookup_bulk().
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_rib.h>
+#include <rte_rib6.h>
+
+#include "tep_fib.h"
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int
+fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static void
+rcu_wait(struct tep_rib *r)
+{
+	if (r->rcu != NULL)
+		rte_rcu_qsbr_synchronize(r->rcu, RTE_QSBR_THRID_INVALID);
+}
+
+int
+tep_rib_init(struct tep_rib *r, const struct tep_rib_conf *conf,
+	     struct rte_rcu_qsbr *rcu, char *err, size_t errlen)
+{
+	struct rte_hash_parameters hp = {
+		.name = "tep_nh_index",
+		.entries = TEP_NH_MAX + 1,
+		.key_len = sizeof(struct tep_nh),
+		.hash_func = rte_jhash,
+		.socket_id = conf->socket_id,
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->conf = *conf;
+	r->rcu = rcu;
+	r->nh_free_hint = 1;
+	r->nh_index = rte_hash_create(&hp);
+	if (r->nh_index == NULL)
+		return fail(err, errlen, ENOMEM, "next-hop index: %s",
+			    rte_strerror(rte_errno));
+	return tep_vrf_add(r, "default", 0, err, errlen);
+}
+
+void
+tep_rib_fini(struct tep_rib *r)
+{
+	int i;
+
+	for (i = 0; i < TEP_VRF_MAX; i++) {
+		struct tep_vrf *v = r->vrf[i];
+
+		if (v == NULL)
+			continue;
+		r->vrf[i] = NULL;
+		rte_fib_free(v->fib4);
+		rte_fib6_free(v->fib6);
+		rte_free(v);
+	}
+	rte_hash_free(r->nh_index);
+	r->nh_index = NULL;
+}
+
+int
+tep_vrf_find(const struct tep_rib *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < TEP_VRF_MAX; i++)
+		if (r->vrf[i] != NULL && strcmp(r->vrf[i]->name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
+	    char *err, size_t errlen)
+{
+	struct rte_fib_conf c4 = { 0 };
+	struct rte_fib6_conf c6 = { 0 };
+	char fname[32];
+	struct tep_vrf *v;
+	int i, slot = -1;
+
+	if (name[0] == '\0' || strlen(name) >= TEP_VRF_NAME_MAX)
+		return fail(err, errlen, EINVAL,
+			    "vrf name must be 1-%d characters",
+			    TEP_VRF_NAME_MAX - 1);
+	if (tep_vrf_find(r, name) >= 0)
+		return fail(err, errlen, EEXIST, "vrf \"%s\" exists", name);
+	for (i = 0; i < TEP_VRF_MAX; i++) {
+		if (r->vrf[i] == NULL) {
+			if (slot < 0)
+				slot = i;
+		} else if (table != 0 && r->vrf[i]->table == table) {
+			return fail(err, errlen, EEXIST,
+				    "table %u is vrf \"%s\"'s", table,
+				    r->vrf[i]->name);
+		}
+	}
+	if (slot < 0)
+		return fail(err, errlen, ENOSPC, "at most %d vrfs",
+			    TEP_VRF_MAX);
+
+	v = rte_zmalloc_socket("tep_vrf", sizeof(*v), 0, r->conf.socket_id);
+	if (v == NULL)
+		return fail(err, errlen, ENOMEM, "out of memory");
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	v->table = table ? table : (uint32_t)slot + 1000;
+	v->id = (uint16_t)slot;
+
+	c4.type = RTE_FIB_DIR24_8;
+	c4.default_nh = TEP_NH_NONE;
+	c4.max_routes = (int)r->conf.max_routes4;
+	c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
+	c4.dir24_8.num_tbl8 = r->conf.tbl8_4;
+	snprintf(fname, sizeof(fname), "tep4_%u", r->fib_seq);
+	v->fib4 = rte_fib_create(fname, r->conf.socket_id, &c4);
+	c6.type = RTE_FIB6_TRIE;
+	c6.default_nh = TEP_NH_NONE;
+	c6.max_routes = (int)r->conf.max_routes6;
+	c6.trie.nh_sz = RTE_FIB6_TRIE_2B;
+	c6.trie.num_tbl8 = r->conf.tbl8_6;
+	snprintf(fname, sizeof(fname), "tep6_%u", r->fib_seq);
+	v->fib6 = rte_fib6_create(fname, r->conf.socket_id, &c6);
+	r->fib_seq++;
+	if (v->fib4 == NULL || v->fib6 == NULL) {
+		int e = rte_errno;
+
+		rte_fib_free(v->fib4);
+		rte_fib6_free(v->fib6);
+		rte_free(v);
+		return fail(err, errlen, ENOMEM,
+			    "vrf \"%s\": cannot create its FIBs (%s): "
+			    "more hugepage memory (-m) needed?", name,
+			    rte_strerror(e));
+	}
+	__atomic_store_n(&r->vrf[slot], v, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* ---- next hops ---------------------------------------------------------- */
+
+static uint32_t
+nh_get(struct tep_rib *r, const struct tep_nh *nh)
+{
+	struct tep_nh key;
+	uint32_t i, idx;
+	void *data;
+
+	memset(&key, 0, sizeof(key));
+	key = *nh;
+	if (rte_hash_lookup_data(r->nh_index, &key, &data) >= 0) {
+		idx = (uint32_t)(uintptr_t)data;
+		r->nh_ref[idx]++;
+		return idx;
+	}
+	for (i = 0; i < TEP_NH_MAX; i++) {
+		idx = 1 + (r->nh_free_hint - 1 + i) % TEP_NH_MAX;
+		if (r->nh_ref[idx] == 0)
+			break;
+	}
+	if (i == TEP_NH_MAX)
+		return TEP_NH_NONE;
+	if (rte_hash_add_key_data(r->nh_index, &key,
+				  (void *)(uintptr_t)idx) < 0)
+		return TEP_NH_NONE;
+	/* The slot is unreferenced and a grace period has passed since it
+	 * was (nh_put), so no reader can be looking at it. */
+	r->nh[idx] = key;
+	r->nh_ref[idx] = 1;
+	r->nh_free_hint = idx % TEP_NH_MAX + 1;
+	return idx;
+}
+
+static void
+nh_put(struct tep_rib *r, uint32_t idx)
+{
+	if (idx == TEP_NH_NONE || idx > TEP_NH_MAX || r->nh_ref[idx] == 0)
+		return;
+	if (--r->nh_ref[idx] > 0)
+		return;
+	rte_hash_del_key(r->nh_index, &r->nh[idx]);
+	/* The FIB no longer returns idx; wait out readers that may have
+	 * fetched it before the entry may be reused. */
+	rcu_wait(r);
+}
+
+uint32_t
+tep_nh_users(const struct tep_rib *r, enum tep_nh_type type, uint32_t id)
+{
+	uint32_t i, n = 0;
+
+	for (i = 1; i <= TEP_NH_MAX; i++) {
+		const struct tep_nh *nh = &r->nh[i];
+
+		if (r->nh_ref[i] == 0 || nh->type != type)
+			continue;
+		if ((type == TEP_NHT_TUNNEL && nh->tunnel == id) ||
+		    (type != TEP_NHT_TUNNEL && nh->port == id))
+			n += r->nh_ref[i];
+	}
+	return n;
+}
+
+/* ---- routes ------------------------------------------------------------- */
+
+static struct tep_vrf *
+vrf_get(struct tep_rib *r, uint16_t vrf, char *err, size_t errlen)
+{
+	if (vrf >= TEP_VRF_MAX || r->vrf[vrf] == NULL) {
+		fail(err, errlen, ENOENT, "no vrf with id %u", vrf);
+		return NULL;
+	}
+	return r->vrf[vrf];
+}
+
+static uint32_t
+ip4_host(const uint8_t *a)
+{
+	return (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 |
+	       (uint32_t)a[2] << 8 | a[3];
+}
+
+/* Does the prefix have host bits set? ("10.0.0.1/8" is a typo, refuse.) */
+static bool
+host_bits_set(int family, const uint8_t *a, uint8_t depth)
+{
+	int n = family == 4 ? 4 : 16, i;
+
+	for (i = 0; i < n; i++) {
+		int keep = (int)depth - i * 8;
+		uint8_t mask = keep >= 8 ? 0xff : keep <= 0 ? 0 :
+			       (uint8_t)(0xff << (8 - keep));
+
+		if (a[i] & ~mask)
+			return true;
+	}
+	return false;
+}
+
+/* Existing route's next hop, or -1 if there is no such exact route. */
+static int64_t
+route_exact(struct tep_vrf *v, int family, const uint8_t *a, uint8_t depth)
+{
+	uint64_t nh;
+
+	if (family == 4) {
+		struct rte_rib_node *n = rte_rib_lookup_exact(
+			rte_fib_get_rib(v->fib4), ip4_host(a), depth);
+
+		if (n == NULL || rte_rib_get_nh(n, &nh) < 0)
+			return -1;
+	} else {
+		struct rte_rib6_node *n = rte_rib6_lookup_exact(
+			rte_fib6_get_rib(v->fib6), a, depth);
+
+		if (n == NULL || rte_rib6_get_nh(n, &nh) < 0)
+			return -1;
+	}
+	return (int64_t)nh;
+}
+
+int
+tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
+	      const uint8_t *addr, uint8_t depth, const struct tep_nh *nh,
+	      char *err, size_t errlen)
+{
+	struct tep_vrf *v = vrf_get(r, vrf, err, errlen);
+	uint32_t idx;
+	int ret;
+
+	if (v == NULL)
+		return ENOENT;
+	if ((family == 4 && depth > 32) || (family == 6 && depth > 128))
+		return fail(err, errlen, EINVAL, "prefix length %u too long",
+			    depth);
+	if (host_bits_set(family, addr, depth))
+		return fail(err, errlen, EINVAL,
+			    "prefix has host bits set beyond /%u", depth);
+	if (route_exact(v, family, addr, depth) >= 0)
+		return fail(err, errlen, EEXIST,
+			    "route exists in vrf \"%s\"", v->name);
+	idx = nh_get(r, nh);
+	if (idx == TEP_NH_NONE)
+		return fail(err, errlen, ENOSPC, "out of next hops (%u)",
+			    TEP_NH_MAX);
+	if (family == 4)
+		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
+	else
+		ret = rte_fib6_add(v->fib6, addr, depth, idx);
+	if (ret < 0) {
+		nh_put(r, idx);
+		return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
+			    "vrf \"%s\": %s", v->name,
+			    -ret == ENOSPC ? "FIB full (routes or tbl8 groups)"
+					   : strerror(-ret));
+	}
+	if (family == 4)
+		v->routes4++;
+	else
+		v->routes6++;
+	return 0;
+}
+
+int
+tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
+	      const uint8_t *addr, uint8_t depth, char *err, size_t errlen)
+{
+	struct tep_vrf *v = vrf_get(r, vrf, err, errlen);
+	int64_t idx;
+	int ret;
+
+	if (v == NULL)
+		return ENOENT;
+	idx = route_exact(v, family, addr, depth);
+	if (idx < 0)
+		return fail(err, errlen, ENOENT, "no such route in vrf \"%s\"",
+			    v->name);
+	if (family == 4)
+		ret = rte_fib_delete(v->fib4, ip4_host(addr), depth);
+	else
+		ret = rte_fib6_delete(v->fib6, addr, depth);
+	if (ret < 0)
+		return fail(err, errlen, -ret, "vrf \"%s\": delete: %s",
+			    v->name, strerror(-ret));
+	if (family == 4)
+		v->routes4--;
+	else
+		v->routes6--;
+	nh_put(r, (uint32_t)idx);
+	return 0;
+}
+
+uint32_t
+tep_route_get(struct tep_rib *r, uint16_t vrf, int family,
+	      const uint8_t *addr, uint8_t *pfx, uint8_t *depth)
+{
+	struct tep_vrf *v = vrf_get(r, vrf, NULL, 0);
+	uint64_t nh = TEP_NH_NONE;
+
+	if (v == NULL)
+		return TEP_NH_NONE;
+	if (family == 4) {
+		struct rte_rib_node *n = rte_rib_lookup(rte_fib_get_rib(v->fib4),
+							ip4_host(addr));
+		uint32_t ip;
+
+		if (n == NULL)
+			return TEP_NH_NONE;
+		rte_rib_get_nh(n, &nh);
+		rte_rib_get_ip(n, &ip);
+		rte_rib_get_depth(n, depth);
+		pfx[0] = ip >> 24;
+		pfx[1] = (ip >> 16) & 0xff;
+		pfx[2] = (ip >> 8) & 0xff;
+		pfx[3] = ip & 0xff;
+	} else {
+		struct rte_rib6_node *n = rte_rib6_lookup(
+			rte_fib6_get_rib(v->fib6), addr);
+
+		if (n == NULL)
+			return TEP_NH_NONE;
+		rte_rib6_get_nh(n, &nh);
+		rte_rib6_get_ip(n, pfx);
+		rte_rib6_get_depth(n, depth);
+	}
+	return (uint32_t)nh;
+}
+
+void
+tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
+	       void *arg)
+{
+	struct tep_vrf *v = vrf_get(r, vrf, NULL, 0);
+	uint64_t nh;
+	uint8_t depth;
+
+	if (v == NULL)
+		return;
+	if (family == 4) {
+		struct rte_rib *rib = rte_fib_get_rib(v->fib4);
+		struct rte_rib_node *n = NULL;
+		uint32_t ip;
+		uint8_t a[4];
+
+		while ((n = rte_rib_get_nxt(rib, 0, 0, n,
+					    RTE_RIB_GET_NXT_ALL)) != NULL) {
+			rte_rib_get_ip(n, &ip);
+			rte_rib_get_depth(n, &depth);
+			rte_rib_get_nh(n, &nh);
+			a[0] = ip >> 24;
+			a[1] = (ip >> 16) & 0xff;
+			a[2] = (ip >> 8) & 0xff;
+			a[3] = ip & 0xff;
+			cb(arg, 4, a, depth, &r->nh[nh]);
+		}
+	} else {
+		struct rte_rib6 *rib = rte_fib6_get_rib(v->fib6);
+		struct rte_rib6_node *n = NULL;
+		uint8_t zero[16] = { 0 }, a[16];
+
+		while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
+					     RTE_RIB6_GET_NXT_ALL)) != NULL) {
+			rte_rib6_get_ip(n, a);
+			rte_rib6_get_depth(n, &depth);
+			rte_rib6_get_nh(n, &nh);
+			cb(arg, 6, a, depth, &r->nh[nh]);
+		}
+	}
+}
+
+struct flush_ctx {
+	const struct tep_rib *rib;
+	uint32_t idx;		/* next hop to match, or 0 for any */
+	int n;
+	struct {
+		int family;
+		uint8_t a[16];
+		uint8_t depth;
+		uint32_t nh;
+	} hit[64];
+};
+
+static void
+collect(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+	const struct tep_nh *nh)
+{
+	struct flush_ctx *f = arg;
+	uint32_t idx = (uint32_t)(nh - f->rib->nh);
+
+	if ((f->idx != 0 && idx != f->idx) || f->n >= (int)RTE_DIM(f->hit))
+		return;
+	f->hit[f->n].family = family;
+	memcpy(f->hit[f->n].a, pfx, family == 4 ? 4 : 16);
+	f->hit[f->n].depth = depth;
+	f->hit[f->n].nh = idx;
+	f->n++;
+}
+
+void
+tep_route_flush_nh(struct tep_rib *r, const struct tep_nh *match)
+{
+	struct flush_ctx f = { .rib = r };
+	struct tep_nh key = *match;
+	void *data;
+	int vrf, fam, i;
+
+	if (rte_hash_lookup_data(r->nh_index, &key, &data) < 0)
+		return;
+	f.idx = (uint32_t)(uintptr_t)data;
+	for (vrf = 0; vrf < TEP_VRF_MAX; vrf++) {
+		for (fam = 4; fam <= 6 && r->vrf[vrf] != NULL; fam += 2) {
+			/* Collect a batch, delete it, until none is left. */
+			do {
+				f.n = 0;
+				tep_route_walk(r, (uint16_t)vrf, fam, collect,
+					       &f);
+				for (i = 0; i < f.n; i++)
+					tep_route_del(r, (uint16_t)vrf, fam,
+						      f.hit[i].a,
+						      f.hit[i].depth, NULL, 0);
+			} while (f.n == (int)RTE_DIM(f.hit));
+		}
+	}
+}
+
+int
+tep_vrf_del(struct tep_rib *r, uint16_t id, char *err, size_t errlen)
+{
+	struct flush_ctx f = { .rib = r, .idx = 0 };
+	struct tep_vrf *v;
+	int fam, i;
+
+	if (id == TEP_VRF_DEFAULT)
+		return fail(err, errlen, EPERM,
+			    "the default vrf cannot be deleted");
+	v = vrf_get(r, id, err, errlen);
+	if (v == NULL)
+		return ENOENT;
+	/* Drop the routes first so their next hops are released. */
+	for (fam = 4; fam <= 6; fam += 2) {
+		do {
+			f.n = 0;
+			tep_route_walk(r, id, fam, collect, &f);
+			for (i = 0; i < f.n; i++)
+				tep_route_del(r, id, fam, f.hit[i].a,
+					      f.hit[i].depth, NULL, 0);
+		} while (f.n == (int)RTE_DIM(f.hit));
+	}
+	__atomic_store_n(&r->vrf[id], NULL, __ATOMIC_RELEASE);
+	rcu_wait(r);
+	rte_fib_free(v->fib4);
+	rte_fib6_free(v->fib6);
+	rte_free(v);
+	return 0;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+#ifndef TEP_FIB_H
+#define TEP_FIB_H
+
+/*
+ * VRFs and their FIBs. Each VRF owns one DPDK rte_fib (DIR24_8) and one
+ * rte_fib6 (TRIE); the FIBs map prefixes to a next-hop index, and next
+ * hops live in one shared table, deduplicated and reference counted.
+ *
+ * One writer (the control thread) and lock-free readers (the workers):
+ *  - a VRF is published by storing its pointer; deleting one unpublishes
+ *    it, waits for an RCU grace period, then frees the FIBs;
+ *  - a next-hop entry never changes while a route refers to it; a freed
+ *    slot is reused only after a grace period.
+ * DPDK 22.11's rte_fib has no RCU hook of its own (rte_fib_rcu_qsbr_add
+ * came in 24.11): a tbl8 group freed by a delete can be reused by the
+ * next add while a reader still walks it, so during route churn a lookup
+ * may transiently see a neighbouring prefix's next hop. It never reads
+ * freed memory (tbl8 is one array). docs/architecture.md says more.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_fib.h>
+#include <rte_fib6.h>
+#include <rte_rcu_qsbr.h>
+
+#define TEP_VRF_MAX		64
+#define TEP_VRF_DEFAULT		0
+#define TEP_VRF_NAME_MAX	32
+#define TEP_NH_MAX		32767	/* 2-byte FIB entries: 2^15 - 1 */
+#define TEP_NH_NONE		0	/* the FIBs' default: no route */
+
+enum tep_nh_type {
+	TEP_NHT_UNSET,
+	TEP_NHT_GW,		/* via a gateway on a port */
+	TEP_NHT_CONNECTED,	/* the destination is on the port's link */
+	TEP_NHT_TUNNEL,		/* into a tunnel */
+	TEP_NHT_BLACKHOLE,
+	TEP_NHT_LOCAL,		/* one of tepd's own addresses */
+};
+
+struct tep_nh {
+	uint8_t type;		/* enum tep_nh_type */
+	uint8_t gw_v6;
+	uint16_t port;
+	uint32_t tunnel;
+	uint8_t gw[16];
+};
+
+struct tep_vrf {
+	char name[TEP_VRF_NAME_MAX];
+	uint32_t table;
+	uint16_t id;
+	struct rte_fib *fib4;
+	struct rte_fib6 *fib6;
+	uint32_t routes4, routes6;
+};
+
+struct tep_rib_conf {
+	uint32_t max_routes4;	/* per VRF */
+	uint32_t max_routes6;
+	uint32_t tbl8_4;	/* DIR24_8 groups for prefixes longer than /24 */
+	uint32_t tbl8_6;
+	int socket_id;
+};
+
+struct tep_rib {
+	struct tep_vrf *vrf[TEP_VRF_MAX];	/* read by workers */
+	struct tep_nh nh[TEP_NH_MAX + 1];	/* read by workers */
+	uint32_t nh_ref[TEP_NH_MAX + 1];	/* control thread only */
+	uint32_t nh_free_hint;
+	struct rte_hash *nh_index;		/* tep_nh -> index */
+	struct rte_rcu_qsbr *rcu;
+	struct tep_rib_conf conf;
+	uint32_t fib_seq;			/* unique rte_fib names */
+};
+
+/* Errors: 0, or a positive errno with a one-line message in err. */
+int tep_rib_init(struct tep_rib *r, const struct tep_rib_conf *conf,
+		 struct rte_rcu_qsbr *rcu, char *err, size_t errlen);
+void tep_rib_fini(struct tep_rib *r);
+
+int tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
+		char *err, size_t errlen);
+/* The caller checks bindings (ports, tunnels) first. */
+int tep_vrf_del(struct tep_rib *r, uint16_t id, char *err, size_t errlen);
+/* VRF id by name, or -1. */
+int tep_vrf_find(const struct tep_rib *r, const char *name);
+
+/* family: 4 or 6; addr: network-order bytes (4 or 16). */
+int tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
+		  const uint8_t *addr, uint8_t depth, const struct tep_nh *nh,
+		  char *err, size_t errlen);
+int tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
+		  const uint8_t *addr, uint8_t depth, char *err, size_t errlen);
+/* Longest-prefix match from the control thread: next-hop index or 0, and
+ * the matching prefix in *pfx / *depth when found. */
+uint32_t tep_route_get(struct tep_rib *r, uint16_t vrf, int family,
+		       const uint8_t *addr, uint8_t *pfx, uint8_t *depth);
+
+typedef void (*tep_route_cb)(void *arg, int family, const uint8_t *pfx,
+			     uint8_t depth, const struct tep_nh *nh);
+void tep_route_walk(struct tep_rib *r, uint16_t vrf, int family,
+		    tep_route_cb cb, void *arg);
+
+/* How many routes (in all VRFs) use next hops of this type and id. */
+uint32_t tep_nh_users(const struct tep_rib *r, enum tep_nh_type type,
+		      uint32_t id);
+
+/* Remove every route whose next hop matches (type, id): used when an
+ * address is deleted (its connected and local routes go with it). */
+void tep_route_flush_nh(struct tep_rib *r, const struct tep_nh *match);
+
+#endif /* TEP_FIB_H */
