@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * tepctl: send one command to tepd's control socket and print the reply.
+ *
+ *	tepctl [-s SOCKET] [-j] COMMAND...
+ *
+ * The reply body goes to stdout as it is (stream items one by one, each
+ * flushed); an error reply goes to stderr as "tepctl: MESSAGE".
+ * Exit status: 0 success, 1 the command failed, 2 usage or connection
+ * error (130 if interrupted before any reply).
+ */
+
+#define _GNU_SOURCE		/* ppoll */
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "tep_ctl_proto.h"
+
+#define EXIT_CMD_FAILED	1
+#define EXIT_USAGE	2
+#define EXIT_INTR	130
+
+static volatile sig_atomic_t interrupted;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tepctl [-s SOCKET] [-j] COMMAND...\n"
+		"       tepctl -h\n"
+		"Send COMMAND to the tepd daemon and print its reply.\n"
+		"  -s SOCKET  control socket "
+		"(default: $TEPCTL_SOCKET, else %s)\n"
+		"  -j         ask for the reply in JSON\n"
+		"  -h         show this help\n"
+		"The daemon lists its commands with: tepctl help\n"
+		"Exit status: 0 success, 1 the command failed, "
+		"2 usage or connection error.\n",
+		TEP_CTL_DEFAULT_SOCKET);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/*
+ * While replies are read, SIGINT and SIGTERM are blocked except inside
+ * ppoll(): a signal can never slip in between a check of the flag and a
+ * blocking read. Before that (connecting, sending) they act as usual.
+ */
+static void
+catch_signals(sigset_t *wait_mask)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, wait_mask);
+	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGTERM);
+}
+
+static int
+connect_to(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "tepctl: socket path too long: %s\n", path);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "tepctl: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (errno == EINTR)
+			continue;
+		e = errno;
+		fprintf(stderr, "tepctl: cannot connect to %s: %s\n", path,
+			strerror(e));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Send the request. A server that refuses us or rejects the request may
+ * close before reading all of it; its error reply is still there to read,
+ * so a broken pipe is not reported here.
+ */
+static int
+send_all(int fd, const uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE || errno == ECONNRESET)
+				return 0;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static bool
+write_out(const char *body, size_t len)
+{
+	if (len > 0 && fwrite(body, 1, len, stdout) != len)
+		return false;
+	return fflush(stdout) == 0;
+}
+
+/* Read and print replies until the final one; returns the exit status. */
+static int
+read_replies(int fd, const sigset_t *wait_mask)
+{
+	size_t size = 64 * 1024, len = 0, flen, need;
+	struct tep_ctl_reply rep;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	bool got_item = false;
+	uint8_t *buf, *nb;
+	ssize_t n;
+	int perr, rc = EXIT_USAGE;
+
+	buf = malloc(size);
+	if (buf == NULL) {
+		fprintf(stderr, "tepctl: out of memory\n");
+		return EXIT_USAGE;
+	}
+	for (;;) {
+		perr = tep_ctl_reply_decode(buf, len, &rep, &flen);
+		if (perr == TEP_CTL_PERR_OK) {
+			if (rep.kind == TEP_CTL_REPLY_ITEM) {
+				got_item = true;
+				if (!write_out(rep.body, rep.body_len)) {
+					fprintf(stderr,
+						"tepctl: write error: %s\n",
+						strerror(errno));
+					break;
+				}
+				memmove(buf, buf + flen, len - flen);
+				len -= flen;
+				continue;
+			}
+			if (rep.status == 0) {
+				rc = EXIT_SUCCESS;
+				if (!write_out(rep.body, rep.body_len)) {
+					fprintf(stderr,
+						"tepctl: write error: %s\n",
+						strerror(errno));
+					rc = EXIT_USAGE;
+				}
+			} else {
+				rc = EXIT_CMD_FAILED;
+				if (rep.body_len > 0)
+					fprintf(stderr, "tepctl: %.*s\n",
+						(int)rep.body_len, rep.body);
+				else
+					fprintf(stderr, "tepctl: %s\n",
+						strerror((int)rep.status));
+			}
+			break;
+		}
+		if (perr != TEP_CTL_PERR_INCOMPLETE) {
+			fprintf(stderr, "tepctl: bad reply: %s\n",
+				tep_ctl_perr_str(perr));
+			break;
+		}
+		/* room for the whole frame once its length is known */
+		need = len + 4096;
+		if (len >= TEP_CTL_LEN_SIZE)
+			need = TEP_CTL_LEN_SIZE + tep_ctl_get_be32(buf);
+		if (need > size) {
+			nb = realloc(buf, need);
+			if (nb == NULL) {
+				fprintf(stderr, "tepctl: out of memory\n");
+				break;
+			}
+			buf = nb;
+			size = need;
+		}
+		if (interrupted) {
+			/* ^C ends a stream normally */
+			rc = got_item ? EXIT_SUCCESS : EXIT_INTR;
+			break;
+		}
+		if (ppoll(&pfd, 1, NULL, wait_mask) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "tepctl: poll: %s\n", strerror(errno));
+			break;
+		}
+		n = recv(fd, buf + len, size - len, MSG_DONTWAIT);
+		if (n > 0) {
+			len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n == 0)
+			fprintf(stderr, "tepctl: connection closed by the "
+				"server before its reply\n");
+		else
+			fprintf(stderr, "tepctl: receive: %s\n",
+				strerror(errno));
+		break;
+	}
+	free(buf);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = NULL, *env;
+	uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
+	uint8_t flags = 0;
+	sigset_t wait_mask;
+	size_t rlen;
+	int opt, perr, fd, rc;
+
+	while ((opt = getopt(argc, argv, "+hjs:")) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case 'j':
+			flags |= TEP_CTL_F_JSON;
+			break;
+		case 's':
+			path = optarg;
+			break;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (path == NULL) {
+		env = getenv("TEPCTL_SOCKET");
+		path = env != NULL && env[0] != '\0' ?
+		       env : TEP_CTL_DEFAULT_SOCKET;
+	}
+
+	perr = tep_ctl_req_encode(req, sizeof(req), flags, argc - optind,
+				  argv + optind, &rlen);
+	if (perr != TEP_CTL_PERR_OK) {
+		fprintf(stderr, "tepctl: command too long: %s "
+			"(at most %d words of %u bytes, %u bytes in all)\n",
+			tep_ctl_perr_str(perr), TEP_CTL_MAX_ARGS,
+			TEP_CTL_MAX_WORD, TEP_CTL_MAX_REQ);
+		return EXIT_USAGE;
+	}
+
+	fd = connect_to(path);
+	if (fd < 0)
+		return EXIT_USAGE;
+	if (send_all(fd, req, rlen) != 0) {
+		fprintf(stderr, "tepctl: send: %s\n", strerror(errno));
+		close(fd);
+		return EXIT_USAGE;
+	}
+	catch_signals(&wait_mask);
+	rc = read_replies(fd, &wait_mask);
+	close(fd);
+	return rc;
+}

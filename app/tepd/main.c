@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID]
+ *
+ * The EAL main lcore is the control thread: it loads the config, serves
+ * the control socket, answers what workers punt (ARP, ND, ICMP) and runs
+ * the neighbour timers. Every other lcore is a worker polling one RX queue
+ * of each port.
+ */
+
+#include <getopt.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_pdump.h>
+
+#include "tep_ctl_server.h"
+#include "tepd.h"
+
+struct tepd tep;
+
+static struct tep_ctl_server *ctl_server;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&tep.quit, true, __ATOMIC_RELAXED);
+	if (ctl_server != NULL)
+		tep_ctl_server_wakeup(ctl_server);
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
+		" [-G GROUP] [-C]\n"
+		"  -f CONFIG  control commands to run at start, one per line\n"
+		"  -s SOCKET  control socket (default %s)\n"
+		"  -r ROUTES  routes per VRF and family (default 65536)\n"
+		"  -G GROUP   group allowed on the control socket besides root\n"
+		"  -C         count cycles per pipeline stage (stats)\n",
+		prog, TEP_CTL_DEFAULT_SOCKET);
+}
+
+static int
+setup_memory(uint32_t routes, char *err, size_t errlen)
+{
+	struct tep_rib_conf rc = {
+		.max_routes4 = routes,
+		.max_routes6 = routes,
+		.tbl8_4 = 4096,
+		.tbl8_6 = 4096,
+		.socket_id = (int)rte_socket_id(),
+	};
+	unsigned int lc;
+	size_t sz;
+
+	sz = rte_rcu_qsbr_get_memsize(tep.nb_workers);
+	tep.rcu = rte_zmalloc("tep_rcu", sz, RTE_CACHE_LINE_SIZE);
+	if (tep.rcu == NULL ||
+	    rte_rcu_qsbr_init(tep.rcu, tep.nb_workers) != 0) {
+		snprintf(err, errlen, "rcu: out of memory");
+		return -1;
+	}
+	tep.pool = rte_pktmbuf_pool_create("tep_mbufs", 16383, 256,
+		RTE_ALIGN(sizeof(struct tep_mbuf_priv), RTE_MBUF_PRIV_ALIGN),
+		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	tep.punt = rte_ring_create("tep_punt", 4096, (int)rte_socket_id(),
+				   RING_F_SC_DEQ);
+	tep.ctl_tx = rte_ring_create("tep_ctl_tx", 1024, (int)rte_socket_id(),
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (tep.pool == NULL || tep.punt == NULL || tep.ctl_tx == NULL) {
+		snprintf(err, errlen, "mbuf pool or rings: %s",
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	RTE_LCORE_FOREACH(lc) {
+		tep.cnt[lc] = rte_zmalloc("tep_cnt", sizeof(*tep.cnt[lc]),
+					  RTE_CACHE_LINE_SIZE);
+		if (tep.cnt[lc] == NULL) {
+			snprintf(err, errlen, "counters: out of memory");
+			return -1;
+		}
+	}
+	if (tep_rib_init(&tep.rib, &rc, tep.rcu, err, errlen) != 0)
+		return -1;
+	if (tep_neigh_init(err, errlen) != 0 ||
+	    tep_tunnels_init(err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct tep_ctl_server_conf sc = { 0 };
+	const char *config = NULL, *sock = NULL;
+	struct tep_ctl_table *table;
+	struct tep_ctl_ctx *ctx;
+	struct tep_err cerr;
+	uint32_t routes = 65536;
+	char err[512];
+	unsigned int lc, i = 0;
+	uint64_t next_timer;
+	int ret, opt;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "tepd: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	while ((opt = getopt(argc, argv, "f:s:r:G:Ch")) != -1) {
+		switch (opt) {
+		case 'f':
+			config = optarg;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'r':
+			routes = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'G': {
+			struct group *g = getgrnam(optarg);
+
+			if (g == NULL) {
+				fprintf(stderr, "tepd: -G: no group \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			sc.allow_gid_set = true;
+			sc.allow_gid = g->gr_gid;
+			break;
+		}
+		case 'C':
+			tep.stats_cycles = true;
+			break;
+		default:
+			usage(argv[0]);
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+
+	RTE_LCORE_FOREACH_WORKER(lc) {
+		if (i == TEP_MAX_WORKERS)
+			break;
+		tep.worker_lcore[i++] = lc;
+	}
+	tep.nb_workers = i;
+	if (tep.nb_workers == 0) {
+		fprintf(stderr, "tepd: needs at least one worker lcore besides "
+			"the main one (e.g. -l 0-1)\n");
+		return 1;
+	}
+	if (setup_memory(routes, err, sizeof(err)) != 0 ||
+	    tep_ports_init(err, sizeof(err)) != 0) {
+		fprintf(stderr, "tepd: %s\n", err);
+		return 1;
+	}
+	/* Lets dpdk-dumpcap/dpdk-pdump (secondary processes) capture. */
+	if (rte_pdump_init() != 0)
+		fprintf(stderr, "tepd: pdump unavailable (%s): no capture\n",
+			rte_strerror(rte_errno));
+	tep_telemetry_init();
+
+	table = tep_cmds_table();
+	ctx = tep_ctl_ctx_new(NULL);
+	if (table == NULL || ctx == NULL) {
+		fprintf(stderr, "tepd: out of memory\n");
+		return 1;
+	}
+	if (config != NULL) {
+		tep_err_clear(&cerr);
+		if (tep_ctl_load_file(table, ctx, config, &cerr) != 0) {
+			/* file:line: message. Refuse to run half-configured. */
+			fprintf(stderr, "tepd: %s\n", cerr.msg);
+			return 1;
+		}
+	}
+	sc.path = sock;
+	sc.table = table;
+	tep_err_clear(&cerr);
+	ctl_server = tep_ctl_server_new(&sc, &cerr);
+	if (ctl_server == NULL) {
+		fprintf(stderr, "tepd: control socket: %s\n", cerr.msg);
+		return 1;
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	tep.started_tsc = rte_rdtsc();
+	for (i = 0; i < tep.nb_workers; i++)
+		rte_eal_remote_launch(tep_worker_main, (void *)(uintptr_t)i,
+				      tep.worker_lcore[i]);
+	printf("tepd: running: %u worker(s), %u port(s), control socket %s\n",
+	       tep.nb_workers, tep.nb_ports,
+	       sock != NULL ? sock : TEP_CTL_DEFAULT_SOCKET);
+	fflush(stdout);
+
+	next_timer = rte_rdtsc();
+	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
+		tep_ctl_server_poll(ctl_server, 1);
+		tep_punt_drain();
+		if (rte_rdtsc() >= next_timer) {
+			tep_neigh_timer();
+			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
+		}
+	}
+
+	printf("tepd: stopping\n");
+	rte_eal_mp_wait_lcore();
+	tep_ctl_server_free(ctl_server);
+	tep_ctl_ctx_free(ctx);
+	tep_ctl_table_free(table);
+	tep_ports_stop();
+	rte_pdump_uninit();
+	rte_eal_cleanup();
+	return 0;
+}

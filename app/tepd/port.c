@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Ports: every DPDK port EAL brought up is configured here with one RX and
+ * one TX queue per worker, the RX checksum offloads it has, and the TX
+ * offloads drivers/ asked for. A restart keeps everything tepd knows about
+ * the port (role, VRF, addresses, routes, neighbours are tepd's, not the
+ * PMD's), unlike a Linux link cycle that drops IPv6 addresses.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "tepd.h"
+
+#define RX_DESC	1024
+#define TX_DESC	1024
+
+int
+tep_port_find(const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; i < tep.nb_ports; i++)
+		if (tep.port[i].present && strcmp(tep.port[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int
+port_configure(struct tep_port *p, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint64_t want_tx = 0;
+	uint16_t q, mtu;
+	int ret;
+
+	ret = rte_eth_dev_info_get(p->id, &info);
+	if (ret != 0) {
+		snprintf(err, errlen, "port %s: info: %s", p->name,
+			 strerror(-ret));
+		return -1;
+	}
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	tep_txcaps_init(&p->txcaps, info.driver_name, info.tx_offload_capa,
+			p->tx_disabled, &want_tx);
+
+	if (info.max_tx_queues < tep.nb_workers) {
+		snprintf(err, errlen,
+			 "port %s has %u tx queues, tepd needs one per worker "
+			 "(%u): use fewer worker lcores or give the vdev more "
+			 "queues (net_af_packet: qpairs=N)", p->name,
+			 info.max_tx_queues, tep.nb_workers);
+		return -1;
+	}
+	p->nb_txq = (uint16_t)tep.nb_workers;
+	p->nb_rxq = (uint16_t)RTE_MIN(info.max_rx_queues, tep.nb_workers);
+
+	memset(&conf, 0, sizeof(conf));
+	if (p->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP);
+	}
+	conf.rxmode.offloads = info.rx_offload_capa &
+			       (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+				RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+				RTE_ETH_RX_OFFLOAD_TCP_CKSUM);
+	conf.txmode.offloads = (want_tx | RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &
+			       info.tx_offload_capa;
+	p->tx_offloads = conf.txmode.offloads;
+
+	ret = rte_eth_dev_configure(p->id, p->nb_rxq, p->nb_txq, &conf);
+	if (ret != 0) {
+		snprintf(err, errlen, "port %s: configure: %s", p->name,
+			 strerror(-ret));
+		return -1;
+	}
+	for (q = 0; q < p->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(p->id, q, RX_DESC,
+					     rte_eth_dev_socket_id(p->id),
+					     NULL, tep.pool);
+		if (ret != 0) {
+			snprintf(err, errlen, "port %s: rx queue %u: %s",
+				 p->name, q, strerror(-ret));
+			return -1;
+		}
+	}
+	for (q = 0; q < p->nb_txq; q++) {
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		ret = rte_eth_tx_queue_setup(p->id, q, TX_DESC,
+					     rte_eth_dev_socket_id(p->id),
+					     &txc);
+		if (ret != 0) {
+			snprintf(err, errlen, "port %s: tx queue %u: %s",
+				 p->name, q, strerror(-ret));
+			return -1;
+		}
+	}
+	/* Keep tepd's MTU across restarts (see cmd_port_set for af_packet). */
+	if (p->mtu == 0 && rte_eth_dev_get_mtu(p->id, &mtu) == 0)
+		p->mtu = mtu;
+	else if (p->mtu != 0)
+		rte_eth_dev_set_mtu(p->id, p->mtu);
+	rte_eth_macaddr_get(p->id, &p->mac);
+	/* Tunnel and tenant frames are addressed to our MAC, but ND
+	 * multicast and frames to other MACs on a shared segment must not
+	 * be filtered away by a real NIC before we see them. */
+	rte_eth_promiscuous_enable(p->id);
+	ret = rte_eth_dev_start(p->id);
+	if (ret != 0) {
+		snprintf(err, errlen, "port %s: start: %s", p->name,
+			 strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+int
+tep_ports_init(char *err, size_t errlen)
+{
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct tep_port *p;
+
+		if (pid >= TEP_PORTS_MAX)
+			break;
+		p = &tep.port[pid];
+		p->present = true;
+		p->id = pid;
+		p->up = 1;
+		p->role = TEP_ROLE_NONE;
+		p->vrf = TEP_VRF_DEFAULT;
+		rte_eth_dev_get_name_by_port(pid, p->name);
+		if (port_configure(p, err, errlen) != 0)
+			return -1;
+		p->polling = 1;
+		if (pid + 1 > tep.nb_ports)
+			tep.nb_ports = (uint16_t)(pid + 1);
+	}
+	if (tep.nb_ports == 0) {
+		snprintf(err, errlen, "no DPDK ports: give EAL a device "
+			 "(-a PCI or --vdev net_tap0 ...)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Stop, reconfigure (picking up offload switches) and start a port. Workers
+ * stop using its queues first (polling = 0, then a grace period); frames
+ * they route to it meanwhile are dropped as port_down.
+ */
+int
+tep_port_restart(uint16_t id, char *err, size_t errlen)
+{
+	struct tep_port *p = &tep.port[id];
+	int ret;
+
+	/* Workers must be out of the queues before they are reconfigured. */
+	__atomic_store_n(&p->polling, 0, __ATOMIC_RELEASE);
+	rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
+	ret = rte_eth_dev_stop(p->id);
+	if (ret != 0) {
+		snprintf(err, errlen, "port %s: stop: %s", p->name,
+			 strerror(-ret));
+		return -1;
+	}
+	if (port_configure(p, err, errlen) != 0)
+		return -1;
+	tep_underlay_changed();
+	__atomic_store_n(&p->polling, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+tep_ports_stop(void)
+{
+	uint16_t i;
+
+	for (i = 0; i < tep.nb_ports; i++) {
+		if (!tep.port[i].present)
+			continue;
+		rte_eth_dev_stop(i);
+		rte_eth_dev_close(i);
+	}
+}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+#ifndef TEPD_H
+#define TEPD_H
+
+/*
+ * tepd's shared state. One control thread (the EAL main lcore) owns and
+ * writes all of it; worker lcores read it without locks. Objects workers
+ * can see are published by a release store of their pointer and retired
+ * only after an RCU grace period (tep.rcu), so a worker that loaded a
+ * pointer may use it until its next quiescent state (once per poll loop).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "tep_fib.h"
+#include "tep_proto.h"
+#include "tep_txprep.h"
+
+#define TEP_BURST		32
+#define TEP_MAX_WORKERS		16
+#define TEP_PORTS_MAX		RTE_MAX_ETHPORTS
+#define TEP_TUNNELS_MAX		1024
+#define TEP_ADDRS_MAX		8
+#define TEP_NAME_MAX		32
+#define TEP_NEIGH_MAX		4096
+#define TEP_NEIGH_HOLD		4	/* packets held while resolving */
+#define TEP_NO_TUNNEL		UINT32_MAX
+
+/* ---- per-packet metadata in the mbuf private area ----------------------- */
+
+enum tep_punt {
+	TEP_PUNT_NONE,
+	TEP_PUNT_ARP,		/* ARP for the control thread */
+	TEP_PUNT_ND,		/* IPv6 neighbour discovery */
+	TEP_PUNT_LOCAL,		/* addressed to tepd (ICMP echo, ...) */
+	TEP_PUNT_RESOLVE,	/* next hop's MAC unknown: resolve and send */
+	TEP_PUNT_TTL,		/* TTL expired: ICMP time exceeded */
+	TEP_PUNT_TOO_BIG,	/* DF packet too big after encap: ICMP */
+};
+
+struct tep_mbuf_priv {
+	uint16_t vrf;		/* VRF the packet is routed in */
+	uint16_t tx_port;	/* RESOLVE: egress port */
+	uint8_t punt;		/* enum tep_punt */
+	uint8_t family;		/* 4 or 6 */
+	uint8_t family_nh;	/* RESOLVE: family of nh_ip */
+	uint8_t pad;
+	uint16_t mtu;		/* TOO_BIG: the MTU to report */
+	uint8_t nh_ip[16];	/* RESOLVE: the address to resolve */
+	uint32_t tunnel;	/* RESOLVE: tunnel, or TEP_NO_TUNNEL */
+};
+
+static inline struct tep_mbuf_priv *
+tep_priv(struct rte_mbuf *m)
+{
+	return (struct tep_mbuf_priv *)rte_mbuf_to_priv(m);
+}
+
+/* ---- ports -------------------------------------------------------------- */
+
+enum tep_role { TEP_ROLE_NONE, TEP_ROLE_UNDERLAY, TEP_ROLE_ACCESS };
+
+struct tep_addr {
+	uint8_t family;		/* 4 or 6 */
+	uint8_t len;		/* prefix length */
+	uint8_t a[16];
+};
+
+struct tep_port {
+	bool present;
+	uint16_t id;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[TEP_NAME_MAX];
+	/* read by workers */
+	uint8_t role;		/* enum tep_role */
+	uint8_t up;		/* admin state */
+	uint8_t polling;	/* workers may use its queues */
+	uint16_t vrf;
+	uint16_t mtu;
+	struct rte_ether_addr mac;
+	struct tep_txcaps txcaps;
+	/* control only */
+	uint64_t tx_disabled;	/* RTE_ETH_TX_OFFLOAD_* switched off */
+	uint64_t tx_offloads;	/* configured */
+	uint16_t nb_rxq, nb_txq;
+	struct tep_addr addr[TEP_ADDRS_MAX];
+	int naddr;
+};
+
+/* ---- tunnels ------------------------------------------------------------ */
+
+struct tep_tunnel {
+	char name[TEP_NAME_MAX];
+	uint32_t id;
+	uint16_t vrf;
+	uint16_t dport;
+	struct tep_encap_params p;
+	uint8_t geneve_opts[TEP_GENEVE_OPT_MAX];
+	struct tep_encap_tmpl tmpl;
+	struct rte_ether_addr inner_dmac;	/* the remote router's MAC */
+	struct rte_ether_addr inner_smac;	/* ours, on the overlay */
+	uint16_t overhead;			/* bytes added by encap */
+};
+
+/* Decapsulation key: which tunnel a packet from the underlay belongs to. */
+struct tep_tun_key {
+	uint8_t type;
+	uint8_t v6;
+	uint16_t pad;
+	uint32_t vni;
+	uint8_t remote[16];
+};
+
+/* ---- neighbours --------------------------------------------------------- */
+
+struct tep_neigh_key {
+	uint16_t port;
+	uint8_t family;
+	uint8_t pad;
+	uint8_t ip[16];
+};
+
+struct tep_neigh {
+	uint64_t mac;		/* 48 bits, 0 = unresolved; atomic for workers */
+	/* control only */
+	struct tep_neigh_key key;
+	uint8_t is_static;
+	uint8_t probes;
+	uint64_t updated;	/* tsc */
+	uint64_t probed;
+	struct rte_mbuf *hold[TEP_NEIGH_HOLD];
+	uint8_t nhold;
+	bool used;
+};
+
+/* ---- counters (per lcore, summed when read) ----------------------------- */
+
+struct tep_cnt_port {
+	uint64_t rx, tx, rx_bytes, tx_bytes;
+	uint64_t drop[TEP_R_MAX];
+	uint64_t hw_csum, sw_csum;
+};
+
+struct tep_cnt_vrf {
+	uint64_t routed;
+	uint64_t drop[TEP_R_MAX];
+};
+
+struct tep_cnt_tun {
+	uint64_t encap, decap, encap_bytes, decap_bytes;
+	uint64_t ocsum[4];	/* by enum tep_ocsum */
+	uint64_t drop[TEP_R_MAX];
+};
+
+enum tep_stage { TEP_ST_CLASSIFY, TEP_ST_LOOKUP, TEP_ST_ENCAP, TEP_ST_TXPREP,
+		 TEP_ST_MAX };
+
+struct tep_lcore_cnt {
+	struct tep_cnt_port port[TEP_PORTS_MAX];
+	struct tep_cnt_vrf vrf[TEP_VRF_MAX];
+	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
+	uint64_t stage_cycles[TEP_ST_MAX];
+	uint64_t stage_pkts[TEP_ST_MAX];
+	uint64_t bursts;
+} __rte_cache_aligned;
+
+/* ---- the whole state ---------------------------------------------------- */
+
+struct tepd {
+	volatile bool quit;
+	struct rte_rcu_qsbr *rcu;
+	struct rte_mempool *pool;
+	struct rte_ring *punt;		/* workers -> control */
+	struct rte_ring *ctl_tx;	/* control -> worker 0 -> TX */
+	uint32_t underlay_gen;		/* bumped when tunnel egress may change */
+	unsigned int nb_workers;
+	unsigned int worker_lcore[TEP_MAX_WORKERS];
+
+	struct tep_rib rib;
+	struct tep_port port[TEP_PORTS_MAX];
+	uint16_t nb_ports;
+
+	struct tep_tunnel *tunnel[TEP_TUNNELS_MAX];	/* RCU */
+	struct rte_hash *tun_hash;			/* key -> id, LF */
+	uint8_t udp_tun_type[65536];	/* dport -> tep_tun_type, 0xff none */
+
+	struct rte_hash *neigh_hash;			/* key -> index, LF */
+	struct tep_neigh neigh[TEP_NEIGH_MAX];
+
+	struct tep_lcore_cnt *cnt[RTE_MAX_LCORE];
+	uint16_t ip_id[RTE_MAX_LCORE];
+	uint64_t started_tsc;
+	bool stats_cycles;	/* per-stage cycle counting on */
+};
+
+extern struct tepd tep;
+
+/* worker.c */
+int tep_worker_main(void *arg);
+
+/* port.c */
+int tep_ports_init(char *err, size_t errlen);
+int tep_port_find(const char *name);
+int tep_port_restart(uint16_t id, char *err, size_t errlen);
+void tep_ports_stop(void);
+
+/* Control thread: send a frame out of a port (via worker 0's TX). */
+void tep_ctl_send(uint16_t port, struct rte_mbuf *m);
+
+static inline void
+tep_underlay_changed(void)
+{
+	__atomic_add_fetch(&tep.underlay_gen, 1, __ATOMIC_RELEASE);
+}
+
+/* neigh.c: control thread only */
+int tep_neigh_init(char *err, size_t errlen);
+int tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
+		  const struct rte_ether_addr *mac, bool is_static);
+int tep_neigh_del(uint16_t port, int family, const uint8_t *ip);
+void tep_neigh_flush_port(uint16_t port);
+void tep_punt_drain(void);
+void tep_neigh_timer(void);
+bool tep_addr_is_ours(uint16_t port, int family, const uint8_t *ip);
+
+/* Worker-side neighbour lookup: MAC as 48-bit value, 0 if unresolved. */
+static inline uint64_t
+tep_neigh_mac(uint16_t port, int family, const uint8_t *ip)
+{
+	struct tep_neigh_key k;
+	void *data;
+
+	memset(&k, 0, sizeof(k));
+	k.port = port;
+	k.family = (uint8_t)family;
+	memcpy(k.ip, ip, family == 4 ? 4 : 16);
+	if (rte_hash_lookup_data(tep.neigh_hash, &k, &data) < 0)
+		return 0;
+	return __atomic_load_n(&tep.neigh[(uintptr_t)data].mac,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* tunnel.c */
+int tep_tunnels_init(char *err, size_t errlen);
+int tep_tunnel_find(const char *name);
+
+/* cmds.c */
+struct tep_ctl_table;
+struct tep_ctl_table *tep_cmds_table(void);
+
+/* stats.c */
+void tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out);
+void tep_cnt_sum_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
+void tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out);
+void tep_cnt_clear(void);
+int tep_telemetry_init(void);
+
+#endif /* TEPD_H */

@@ -1,0 +1,821 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * The worker loop: RX, classify, VRF lookup, then decapsulate, encapsulate
+ * or forward, tx-prepare and TX. Stages in packet order:
+ *
+ *   rx_port()      -> classify()  : L2/L3 sanity, ARP/ND punt, VRF + key
+ *   route()        -> one rte_fib*_lookup_bulk per (VRF, family) group
+ *   dispatch       -> decap() | encap() | forward() | punt | drop
+ *   tx_flush()     -> drivers/ tep_txprep_burst, rte_eth_tx_prepare, TX
+ *
+ * Decapsulated packets go through classify/route a second time in their
+ * tunnel's VRF. Nothing here allocates, locks or writes shared state other
+ * than this lcore's counters; control-plane work is punted on a ring.
+ */
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "tep_bytes.h"
+#include "tep_csum.h"
+#include "tepd.h"
+
+struct txbuf {
+	uint16_t n;
+	struct rte_mbuf *m[TEP_BURST * 2];
+};
+
+/* Per worker, cached egress of each tunnel's remote on the underlay. */
+struct tun_egress {
+	uint32_t gen;
+	uint16_t port;
+	uint64_t dmac;
+};
+
+struct worker {
+	unsigned int idx;		/* queue index and RCU thread id */
+	struct tep_lcore_cnt *cnt;
+	uint16_t ip_id;
+	struct txbuf tx[TEP_PORTS_MAX];
+	struct tun_egress egress[TEP_TUNNELS_MAX];
+};
+
+static inline void
+drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
+{
+	w->cnt->port[m->port].drop[r]++;
+	w->cnt->vrf[tep_priv(m)->vrf].drop[r]++;
+	rte_pktmbuf_free(m);
+}
+
+static inline void
+punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why)
+{
+	tep_priv(m)->punt = (uint8_t)why;
+	if (rte_ring_mp_enqueue(tep.punt, m) != 0)
+		drop(w, m, TEP_R_PUNT_FULL);
+}
+
+static inline void
+tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct txbuf *b = &w->tx[port];
+
+	b->m[b->n++] = m;
+	if (b->n == RTE_DIM(b->m)) {
+		/* Never reached with bursts of TEP_BURST, but stay safe. */
+		rte_pktmbuf_free(b->m[--b->n]);
+		w->cnt->port[port].drop[TEP_R_TX_FULL]++;
+	}
+}
+
+static void
+tx_flush(struct worker *w, uint16_t port)
+{
+	struct txbuf *b = &w->tx[port];
+	struct tep_port *p = &tep.port[port];
+	struct tep_txprep_stats st = { 0 };
+	uint16_t n = b->n, ok, done = 0, sent, i;
+	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0;
+
+	if (n == 0)
+		return;
+	b->n = 0;
+	if (!__atomic_load_n(&p->polling, __ATOMIC_ACQUIRE)) {
+		w->cnt->port[port].drop[TEP_R_PORT_DOWN] += n;
+		rte_pktmbuf_free_bulk(b->m, n);
+		return;
+	}
+	/* The one place offload metadata meets the device (drivers/). */
+	ok = tep_txprep_burst(&p->txcaps, b->m, n, &st);
+	for (i = ok; i < n; i++) {
+		w->cnt->port[port].drop[TEP_R_BAD_TX_META]++;
+		rte_pktmbuf_free(b->m[i]);
+	}
+	w->cnt->port[port].hw_csum += st.hw_inner_csum;
+	w->cnt->port[port].sw_csum += st.sw_inner_csum;
+	/* PMD prepare stops at the first packet it refuses. */
+	while (done < ok) {
+		uint16_t good = rte_eth_tx_prepare(port, (uint16_t)w->idx,
+						   b->m + done,
+						   (uint16_t)(ok - done));
+
+		if (good == ok - done)
+			break;
+		w->cnt->port[port].drop[TEP_R_BAD_TX_META]++;
+		rte_pktmbuf_free(b->m[done + good]);
+		memmove(b->m + done + good, b->m + done + good + 1,
+			(size_t)(ok - done - good - 1) * sizeof(b->m[0]));
+		ok--;
+		done += good;
+	}
+	if (tep.stats_cycles) {
+		w->cnt->stage_cycles[TEP_ST_TXPREP] += rte_rdtsc() - t0;
+		w->cnt->stage_pkts[TEP_ST_TXPREP] += n;
+	}
+	sent = rte_eth_tx_burst(port, (uint16_t)w->idx, b->m, ok);
+	for (i = 0; i < sent; i++)
+		w->cnt->port[port].tx_bytes += b->m[i]->pkt_len;
+	w->cnt->port[port].tx += sent;
+	for (i = sent; i < ok; i++) {
+		w->cnt->port[port].drop[TEP_R_TX_FULL]++;
+		rte_pktmbuf_free(b->m[i]);
+	}
+}
+
+static inline uint64_t
+mac_to_u64(const struct rte_ether_addr *a)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, a->addr_bytes, 6);
+	return v;
+}
+
+static inline void
+set_macs(uint8_t *eth, uint64_t dst, const struct rte_ether_addr *src)
+{
+	memcpy(eth, &dst, 6);
+	memcpy(eth + 6, src->addr_bytes, 6);
+}
+
+/* ---- classify ----------------------------------------------------------- */
+
+static inline bool
+is_nd(const uint8_t *ip6, uint32_t room)
+{
+	/* ICMPv6 router/neighbour solicitation/advert, redirect: 133-137.
+	 * (Only without extension headers: ND never carries them.) */
+	return ip6[6] == 58 && room >= 41 && ip6[40] >= 133 && ip6[40] <= 137;
+}
+
+/*
+ * Check the IP header of an Ethernet frame and return the family (4/6),
+ * or 0 when the packet was punted or dropped here. Sets priv->family.
+ */
+static inline int
+classify(struct worker *w, struct rte_mbuf *m)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t room = m->data_len;
+	uint16_t et;
+
+	if (room < 14) {
+		drop(w, m, TEP_R_TRUNCATED);
+		return 0;
+	}
+	et = tep_rd16(eth + 12);
+	room -= 14;
+	if (et == TEP_ETH_P_IPV4) {
+		const uint8_t *ip = eth + 14;
+		uint32_t ihl, tot;
+
+		if (room < 20) {
+			drop(w, m, TEP_R_TRUNCATED);
+			return 0;
+		}
+		ihl = (ip[0] & 0xfu) * 4;
+		tot = tep_rd16(ip + 2);
+		if ((ip[0] >> 4) != 4 || ihl < 20) {
+			drop(w, m, (ip[0] >> 4) != 4 ? TEP_R_BAD_VERSION :
+				   TEP_R_BAD_HDR_LEN);
+			return 0;
+		}
+		if (tot > room || tot < ihl || ihl > room) {
+			drop(w, m, tot > room ? TEP_R_TRUNCATED :
+				   TEP_R_BAD_LENGTH);
+			return 0;
+		}
+		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
+		    RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
+		    tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff) {
+			drop(w, m, TEP_R_BAD_IP_CSUM);
+			return 0;
+		}
+		/* Trim Ethernet padding: lengths below follow the IP header. */
+		if (m->pkt_len > 14 + tot)
+			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
+		tep_priv(m)->family = 4;
+		return 4;
+	}
+	if (et == TEP_ETH_P_IPV6) {
+		const uint8_t *ip = eth + 14;
+		uint32_t tot;
+
+		if (room < 40) {
+			drop(w, m, TEP_R_TRUNCATED);
+			return 0;
+		}
+		if ((ip[0] >> 4) != 6) {
+			drop(w, m, TEP_R_BAD_VERSION);
+			return 0;
+		}
+		tot = 40u + tep_rd16(ip + 4);
+		if (tot > room) {
+			drop(w, m, TEP_R_TRUNCATED);
+			return 0;
+		}
+		if (m->pkt_len > 14 + tot)
+			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
+		if (is_nd(ip, tot)) {
+			punt(w, m, TEP_PUNT_ND);
+			return 0;
+		}
+		tep_priv(m)->family = 6;
+		return 6;
+	}
+	if (et == 0x0806) {
+		punt(w, m, TEP_PUNT_ARP);
+		return 0;
+	}
+	drop(w, m, TEP_R_NOT_ROUTABLE);
+	return 0;
+}
+
+/* ---- decapsulation ------------------------------------------------------ */
+
+/*
+ * A packet for one of our underlay addresses: a tunnel packet is stripped
+ * down to an Ethernet frame carrying the inner IP packet, bound to its
+ * tunnel's VRF (returns 1). 0: not a tunnel packet (punt it); -1: dropped.
+ */
+static int
+decap(struct worker *w, struct rte_mbuf *m)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = m->data_len;
+	unsigned int flags = TEP_PARSE_VERIFY_CSUM;
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	const struct tep_tunnel *t;
+	struct tep_tun_key k;
+	struct tep_decap d;
+	enum tep_reason r;
+	void *data;
+	uint8_t type;
+
+	if (m->nb_segs > 1) {
+		/* Parsers need the headers contiguous: rare (jumbo on a
+		 * scattered RX queue), so linearise rather than walk. */
+		if (rte_pktmbuf_linearize(m) < 0) {
+			drop(w, m, TEP_R_TRUNCATED);
+			return -1;
+		}
+		buf = rte_pktmbuf_mtod(m, uint8_t *);
+		len = m->data_len;
+	}
+	/* A PMD that verified the outer L4 checksum saves us the sum. */
+	if (l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		flags = 0;
+	else if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+		drop(w, m, TEP_R_BAD_OUTER_CSUM);
+		return -1;
+	}
+	r = tep_parse_outer(buf, len, flags, &d);
+	if (r != TEP_R_OK) {
+		drop(w, m, r);
+		return -1;
+	}
+	if (d.l4_proto == 17) {
+		type = tep.udp_tun_type[d.dport];
+		switch (type) {
+		case TEP_TUN_VXLAN:
+			r = tep_parse_vxlan(buf, len, &d);
+			break;
+		case TEP_TUN_GENEVE:
+			r = tep_parse_geneve(buf, len, &d);
+			break;
+		case TEP_TUN_FOU:
+			r = d.tun_off < len ?
+			    tep_parse_fou(buf, len, (buf[d.tun_off] >> 4) == 6 ?
+					  41 : 4, &d) : TEP_R_TRUNCATED;
+			break;
+		case TEP_TUN_GUE:
+			r = tep_parse_gue(buf, len, &d);
+			break;
+		default:
+			return 0;	/* UDP to us, not a tunnel port */
+		}
+	} else {
+		r = tep_parse_gre(buf, len, flags, &d);
+	}
+	if (r != TEP_R_OK) {
+		drop(w, m, r);
+		return -1;
+	}
+	if (d.oam) {
+		drop(w, m, TEP_R_OAM);
+		return -1;
+	}
+
+	memset(&k, 0, sizeof(k));
+	k.type = d.type;
+	k.v6 = d.outer_v6;
+	k.vni = d.has_vni ? d.vni : 0;
+	memcpy(k.remote, buf + d.src_off, d.outer_v6 ? 16 : 4);
+	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) < 0 ||
+	    (t = __atomic_load_n(&tep.tunnel[(uintptr_t)data],
+				 __ATOMIC_ACQUIRE)) == NULL) {
+		drop(w, m, TEP_R_NO_TUNNEL);
+		return -1;
+	}
+	if (d.has_rco) {
+		/* RCO relies on the outer checksum being known good. */
+		if (!(d.csum_verified || (d.csum_present &&
+					  l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)) ||
+		    tep_gue_rco_apply(buf, &d) != TEP_R_OK) {
+			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
+			drop(w, m, TEP_R_BAD_RCO);
+			return -1;
+		}
+	}
+
+	if (d.inner_proto == TEP_ETH_P_TEB) {
+		uint16_t et = tep_rd16(buf + d.inner_off + 12);
+
+		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
+			drop(w, m, TEP_R_NOT_ROUTABLE);
+			return -1;
+		}
+		rte_pktmbuf_adj(m, d.inner_off);
+	} else {
+		/* Keep 14 bytes in front of the inner IP header as its
+		 * Ethernet header, so both kinds look alike from here on. */
+		rte_pktmbuf_adj(m, (uint16_t)(d.inner_off - 14));
+		tep_wr16(rte_pktmbuf_mtod(m, uint8_t *) + 12, d.inner_proto);
+	}
+	/* The outer verdict says nothing of the inner headers. */
+	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK |
+			 RTE_MBUF_F_RX_L4_CKSUM_MASK);
+	w->cnt->tun[t->id].decap++;
+	w->cnt->tun[t->id].decap_bytes += m->pkt_len;
+	tep_priv(m)->vrf = t->vrf;
+	return 1;
+}
+
+/* ---- forwarding --------------------------------------------------------- */
+
+/* Decrement TTL / hop limit; false when it expired (packet punted). */
+static inline bool
+ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
+{
+	if (family == 4) {
+		uint16_t old, neu;
+
+		if (ip[8] <= 1) {
+			punt(w, m, TEP_PUNT_TTL);
+			return false;
+		}
+		memcpy(&old, ip + 8, 2);
+		ip[8]--;
+		memcpy(&neu, ip + 8, 2);
+		tep_wr_csum(ip + 10, tep_csum_replace16(tep_rd_csum(ip + 10),
+							old, neu));
+		return true;
+	}
+	if (ip[7] <= 1) {
+		punt(w, m, TEP_PUNT_TTL);
+		return false;
+	}
+	ip[7]--;
+	return true;
+}
+
+static inline void
+too_big(struct worker *w, struct rte_mbuf *m, const uint8_t *ip, int family,
+	uint32_t mtu)
+{
+	/* IPv4 without DF could be fragmented; tepd does not fragment
+	 * (docs/architecture.md), it drops and counts. */
+	if (family == 4 && !(tep_rd16(ip + 6) & 0x4000)) {
+		drop(w, m, TEP_R_TOO_BIG);
+		return;
+	}
+	w->cnt->port[m->port].drop[TEP_R_TOO_BIG]++;
+	tep_priv(m)->mtu = (uint16_t)mtu;
+	punt(w, m, TEP_PUNT_TOO_BIG);
+}
+
+static void
+forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	int family)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *ip = eth + 14;
+	const struct tep_port *op = &tep.port[nh->port];
+	const uint8_t *gw;
+	uint64_t mac;
+
+	if (!op->up || op->role == TEP_ROLE_NONE) {
+		drop(w, m, TEP_R_PORT_DOWN);
+		return;
+	}
+	if (m->pkt_len - 14 > op->mtu) {
+		too_big(w, m, ip, family, op->mtu);
+		return;
+	}
+	if (!ttl_dec(w, m, ip, family))
+		return;
+	gw = nh->type == TEP_NHT_GW ? nh->gw :
+	     family == 4 ? ip + 16 : ip + 24;
+	/* A gateway may be of the other family (IPv4 via IPv6, RFC 5549). */
+	mac = tep_neigh_mac(nh->port, nh->type == TEP_NHT_GW ?
+			    (nh->gw_v6 ? 6 : 4) : family, gw);
+	if (mac == 0) {
+		struct tep_mbuf_priv *pv = tep_priv(m);
+
+		pv->tx_port = nh->port;
+		pv->tunnel = TEP_NO_TUNNEL;
+		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
+					  (nh->gw_v6 ? 6 : 4) : family);
+		memcpy(pv->nh_ip, gw, family == 4 ? 4 : 16);
+		punt(w, m, TEP_PUNT_RESOLVE);
+		return;
+	}
+	set_macs(eth, mac, &op->mac);
+	w->cnt->vrf[tep_priv(m)->vrf].routed++;
+	tx_enqueue(w, nh->port, m);
+}
+
+/* Where a tunnel's packets leave: the underlay route and neighbour of its
+ * remote, cached per worker until the control plane bumps the generation. */
+static const struct tun_egress *
+tunnel_egress(struct worker *w, const struct tep_tunnel *t,
+	      struct rte_mbuf *m)
+{
+	struct tun_egress *e = &w->egress[t->id];
+	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+	const struct tep_vrf *v;
+	const struct tep_nh *nh;
+	const uint8_t *gw;
+	uint64_t idx = TEP_NH_NONE;
+
+	if (e->gen == gen && e->dmac != 0)
+		return e;
+	v = __atomic_load_n(&tep.rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
+	if (!t->p.outer_v6) {
+		uint32_t ip = tep_rd32(t->p.dst);
+
+		rte_fib_lookup_bulk(v->fib4, &ip, &idx, 1);
+	} else {
+		uint8_t ip6[1][16];
+
+		memcpy(ip6[0], t->p.dst, 16);
+		rte_fib6_lookup_bulk(v->fib6, ip6, &idx, 1);
+	}
+	nh = &tep.rib.nh[idx];
+	if (idx == TEP_NH_NONE ||
+	    (nh->type != TEP_NHT_GW && nh->type != TEP_NHT_CONNECTED)) {
+		w->cnt->tun[t->id].drop[TEP_R_NO_ROUTE]++;
+		drop(w, m, TEP_R_NO_ROUTE);
+		return NULL;
+	}
+	gw = nh->type == TEP_NHT_GW ? nh->gw : t->p.dst;
+	e->port = nh->port;
+	e->dmac = tep_neigh_mac(nh->port, t->p.outer_v6 ? 6 : 4, gw);
+	e->gen = gen;
+	if (e->dmac == 0) {
+		struct tep_mbuf_priv *pv = tep_priv(m);
+
+		/* Resolve; the packet itself is dropped (counted): the
+		 * control thread cannot encapsulate it later. */
+		w->cnt->tun[t->id].drop[TEP_R_NO_NEIGH]++;
+		pv->tx_port = nh->port;
+		pv->tunnel = t->id;
+		pv->family_nh = t->p.outer_v6 ? 6 : 4;
+		memcpy(pv->nh_ip, gw, t->p.outer_v6 ? 16 : 4);
+		punt(w, m, TEP_PUNT_RESOLVE);
+		return NULL;
+	}
+	return e;
+}
+
+/* Tunnel offload metadata for a pending inner checksum (drivers/ adapts
+ * or completes it at TX). */
+static inline void
+set_tunnel_txmeta(struct rte_mbuf *m, const struct tep_tunnel *t,
+		  const struct tep_flow *f, int family)
+{
+	static const uint64_t tun_flag[TEP_TUN_MAX] = {
+		[TEP_TUN_VXLAN] = RTE_MBUF_F_TX_TUNNEL_VXLAN,
+		[TEP_TUN_GENEVE] = RTE_MBUF_F_TX_TUNNEL_GENEVE,
+		[TEP_TUN_FOU] = RTE_MBUF_F_TX_TUNNEL_UDP,
+		[TEP_TUN_GUE] = RTE_MBUF_F_TX_TUNNEL_UDP,
+		[TEP_TUN_GRE] = RTE_MBUF_F_TX_TUNNEL_GRE,
+	};
+	const struct tep_encap_tmpl *tm = &t->tmpl;
+
+	m->outer_l2_len = tm->l2_len;
+	m->outer_l3_len = tm->l3_len;
+	m->l2_len = (uint64_t)(tm->len - tm->l4_off) + f->l3_off;
+	m->l3_len = f->l3_len;
+	m->l4_len = f->l4.kind == TEP_L4_TCP ? 20 : 8;
+	m->ol_flags = (t->p.outer_v6 ? RTE_MBUF_F_TX_OUTER_IPV6 :
+				       RTE_MBUF_F_TX_OUTER_IPV4) |
+		      (family == 4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
+		      (f->l4.kind == TEP_L4_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
+						  RTE_MBUF_F_TX_UDP_CKSUM) |
+		      tun_flag[t->tmpl.type];
+}
+
+static void
+encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+      int family)
+{
+	const struct tep_tunnel *t =
+		__atomic_load_n(&tep.tunnel[nh->tunnel], __ATOMIC_ACQUIRE);
+	const struct tun_egress *e;
+	const struct tep_port *op;
+	struct tep_encap_pkt pk;
+	struct tep_flow f;
+	uint8_t *eth, *inner, *outer;
+	uint32_t inner_len;
+	bool pending;
+	int ret;
+
+	if (t == NULL) {
+		drop(w, m, TEP_R_NO_TUNNEL);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, uint8_t *);
+	e = tunnel_egress(w, t, m);
+	if (e == NULL)
+		return;
+	op = &tep.port[e->port];
+	inner_len = m->pkt_len - (t->tmpl.inner_eth ? 0 : 14);
+	if (inner_len + t->tmpl.len - t->tmpl.l2_len > op->mtu) {
+		w->cnt->tun[t->id].drop[TEP_R_TOO_BIG]++;
+		too_big(w, m, eth + 14, family,
+			op->mtu - (t->tmpl.len - t->tmpl.l2_len) -
+			(t->tmpl.inner_eth ? 14 : 0));
+		return;
+	}
+	if (!ttl_dec(w, m, eth + 14, family))
+		return;
+
+	if (t->tmpl.inner_eth) {
+		set_macs(eth, mac_to_u64(&t->inner_dmac), &t->inner_smac);
+		inner = eth;
+	} else {
+		inner = (uint8_t *)rte_pktmbuf_adj(m, 14);
+	}
+	/* Validated by classify(); this only locates L4 and hashes. */
+	tep_flow_parse(inner, m->data_len, t->tmpl.inner_eth, &f);
+	pending = (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+		  RTE_MBUF_F_RX_L4_CKSUM_NONE &&
+		  (f.l4.kind == TEP_L4_TCP || f.l4.kind == TEP_L4_UDP);
+
+	outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
+	if (outer == NULL) {
+		w->cnt->tun[t->id].drop[TEP_R_NO_HEADROOM]++;
+		drop(w, m, TEP_R_NO_HEADROOM);
+		return;
+	}
+	pk.inner_len = (uint16_t)inner_len;
+	pk.sport = tep_udp_sport(f.hash, t->tmpl.sport_lo, t->tmpl.sport_hi);
+	pk.ip_id = w->ip_id++;
+	pk.inner_tos = f.tos;
+	pk.flow_label = f.hash & 0xfffff;
+	pk.l4 = f.l4;
+	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+	ret = tep_encap_write(&t->tmpl, outer, &pk);
+	if (ret < 0) {
+		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
+		drop(w, m, TEP_R_ENCAP_FAILED);
+		return;
+	}
+	set_macs(outer, e->dmac, &op->mac);
+	m->ol_flags = 0;
+	if (pending && !t->tmpl.gue_rco)
+		set_tunnel_txmeta(m, t, &f, family);
+	w->cnt->tun[t->id].encap++;
+	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
+	w->cnt->tun[t->id].ocsum[ret]++;
+	w->cnt->vrf[tep_priv(m)->vrf].routed++;
+	tx_enqueue(w, e->port, m);
+}
+
+/* ---- lookup and dispatch ------------------------------------------------ */
+
+static void route(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+		  bool decapsulated);
+
+static void
+dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx,
+	 bool decapsulated, struct rte_mbuf **again, uint16_t *nagain)
+{
+	const struct tep_nh *nh = &tep.rib.nh[idx];
+	int family = tep_priv(m)->family;
+	int ret;
+
+	if (idx == TEP_NH_NONE) {
+		drop(w, m, TEP_R_NO_ROUTE);
+		return;
+	}
+	switch (nh->type) {
+	case TEP_NHT_GW:
+	case TEP_NHT_CONNECTED:
+		forward(w, m, nh, family);
+		return;
+	case TEP_NHT_TUNNEL:
+		encap(w, m, nh, family);
+		return;
+	case TEP_NHT_BLACKHOLE:
+		drop(w, m, TEP_R_BLACKHOLE);
+		return;
+	case TEP_NHT_LOCAL:
+		if (!decapsulated &&
+		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
+			ret = decap(w, m);
+			if (ret > 0) {
+				again[(*nagain)++] = m;
+				return;
+			}
+			if (ret < 0)
+				return;
+		}
+		punt(w, m, TEP_PUNT_LOCAL);
+		return;
+	default:
+		drop(w, m, TEP_R_NO_ROUTE);
+	}
+}
+
+/*
+ * Look a burst up: one bulk call per (VRF, family) group, gathered in
+ * arrival order. Bursts from one port are almost always one group.
+ */
+static void
+route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
+{
+	struct rte_mbuf *grp[TEP_BURST], *again[TEP_BURST];
+	uint32_t keys4[TEP_BURST];
+	uint8_t keys6[TEP_BURST][16];
+	uint64_t nhs[TEP_BURST];
+	uint16_t i, ng, nagain = 0, left = n;
+	bool done[TEP_BURST] = { false };
+	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0;
+
+	while (left > 0) {
+		const struct tep_vrf *v;
+		uint16_t vrf = 0;
+		int family = 0;
+
+		ng = 0;
+		for (i = 0; i < n; i++) {
+			struct tep_mbuf_priv *pv;
+			const uint8_t *ip;
+
+			if (done[i])
+				continue;
+			pv = tep_priv(pkts[i]);
+			if (ng == 0) {
+				vrf = pv->vrf;
+				family = pv->family;
+			} else if (pv->vrf != vrf || pv->family != family) {
+				continue;
+			}
+			ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
+						     14);
+			if (family == 4)
+				keys4[ng] = tep_rd32(ip + 16);
+			else
+				memcpy(keys6[ng], ip + 24, 16);
+			grp[ng++] = pkts[i];
+			done[i] = true;
+		}
+		left = (uint16_t)(left - ng);
+		v = __atomic_load_n(&tep.rib.vrf[vrf], __ATOMIC_ACQUIRE);
+		if (v == NULL) {
+			for (i = 0; i < ng; i++)
+				drop(w, grp[i], TEP_R_NO_ROUTE);
+			continue;
+		}
+		if (family == 4)
+			rte_fib_lookup_bulk(v->fib4, keys4, nhs, ng);
+		else
+			rte_fib6_lookup_bulk(v->fib6, keys6, nhs, ng);
+		if (tep.stats_cycles) {
+			uint64_t t1 = rte_rdtsc();
+
+			w->cnt->stage_cycles[TEP_ST_LOOKUP] += t1 - t0;
+			w->cnt->stage_pkts[TEP_ST_LOOKUP] += ng;
+			t0 = t1;
+		}
+		for (i = 0; i < ng; i++)
+			dispatch(w, grp[i], nhs[i], decapsulated, again,
+				 &nagain);
+		if (tep.stats_cycles) {
+			uint64_t t1 = rte_rdtsc();
+
+			w->cnt->stage_cycles[TEP_ST_ENCAP] += t1 - t0;
+			w->cnt->stage_pkts[TEP_ST_ENCAP] += ng;
+			t0 = t1;
+		}
+	}
+
+	if (nagain > 0) {
+		uint16_t k = 0;
+
+		/* Decapsulated: classify the inner packet, route it in its
+		 * tunnel's VRF (and never decapsulate it again). */
+		for (i = 0; i < nagain; i++)
+			if (classify(w, again[i]) != 0)
+				again[k++] = again[i];
+		if (k > 0)
+			route(w, again, k, true);
+	}
+}
+
+static void
+rx_port(struct worker *w, uint16_t port)
+{
+	struct rte_mbuf *pkts[TEP_BURST];
+	const struct tep_port *p = &tep.port[port];
+	uint16_t n, i, k = 0;
+	uint64_t t0;
+
+	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, TEP_BURST);
+	if (n == 0)
+		return;
+	t0 = tep.stats_cycles ? rte_rdtsc() : 0;
+	w->cnt->bursts++;
+	w->cnt->port[port].rx += n;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		w->cnt->port[port].rx_bytes += m->pkt_len;
+		tep_priv(m)->vrf = p->vrf;
+		tep_priv(m)->punt = TEP_PUNT_NONE;
+		if (!p->up || p->role == TEP_ROLE_NONE) {
+			drop(w, m, TEP_R_PORT_DOWN);
+			continue;
+		}
+		if (classify(w, m) != 0)
+			pkts[k++] = m;
+	}
+	if (tep.stats_cycles) {
+		w->cnt->stage_cycles[TEP_ST_CLASSIFY] += rte_rdtsc() - t0;
+		w->cnt->stage_pkts[TEP_ST_CLASSIFY] += n;
+	}
+	if (k > 0)
+		route(w, pkts, k, false);
+}
+
+/* Frames the control thread built (ARP, ND, ICMP, released held packets):
+ * only workers own TX queues, so worker 0 sends them. */
+static void
+ctl_tx_drain(struct worker *w)
+{
+	struct rte_mbuf *m[TEP_BURST];
+	unsigned int n, i;
+
+	n = rte_ring_sc_dequeue_burst(tep.ctl_tx, (void **)m, TEP_BURST, NULL);
+	for (i = 0; i < n; i++)
+		tx_enqueue(w, tep_priv(m[i])->tx_port, m[i]);
+}
+
+int
+tep_worker_main(void *arg)
+{
+	struct worker *w;
+	unsigned int idx = (unsigned int)(uintptr_t)arg;
+	uint16_t port;
+
+	w = rte_zmalloc_socket("tep_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			       (int)rte_socket_id());
+	if (w == NULL)
+		return -1;
+	w->idx = idx;
+	w->cnt = tep.cnt[rte_lcore_id()];
+	w->ip_id = (uint16_t)(rte_rdtsc() ^ (idx << 12));
+	rte_rcu_qsbr_thread_register(tep.rcu, idx);
+	rte_rcu_qsbr_thread_online(tep.rcu, idx);
+
+	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
+		for (port = 0; port < tep.nb_ports; port++)
+			if (__atomic_load_n(&tep.port[port].polling,
+					    __ATOMIC_ACQUIRE) &&
+			    w->idx < tep.port[port].nb_rxq)
+				rx_port(w, port);
+		if (idx == 0)
+			ctl_tx_drain(w);
+		for (port = 0; port < tep.nb_ports; port++)
+			tx_flush(w, port);
+		/* Nothing loaded from shared state survives this point. */
+		rte_rcu_qsbr_quiescent(tep.rcu, idx);
+	}
+	rte_rcu_qsbr_thread_offline(tep.rcu, idx);
+	rte_rcu_qsbr_thread_unregister(tep.rcu, idx);
+	rte_free(w);
+	return 0;
+}

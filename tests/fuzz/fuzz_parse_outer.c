@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * libFuzzer target: the receive path's parsers on untrusted packets.
+ *
+ * Input: one selector byte, then a whole outer frame (Ethernet first).
+ *   bits 0-1  tep_parse_outer()/tep_parse_gre() flags
+ *             (TEP_PARSE_VERIFY_CSUM 0x1, TEP_PARSE_ZERO_CSUM6 0x2)
+ *   bits 2-3  the UDP tunnel parser: 0 VXLAN, 1 GENEVE, 2 FOU, 3 GUE
+ *             (GRE is chosen by the outer IP protocol)
+ *   bit 4     FOU carries IPv6 (ip_proto 41) instead of IPv4
+ * Then tep_flow_parse() on the inner packet when the tunnel parser
+ * accepted it. Every buffer is malloc'd at its exact size so that ASan
+ * reports any read past it; the invariants below abort.
+ *
+ * Seeds: tests/fuzz/corpus/outer (tests/golden/gen_golden.py).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tep_proto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c)							\
+	do {								\
+		if (!(c)) {						\
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
+				__FILE__, __LINE__, #c);		\
+			abort();					\
+		}							\
+	} while (0)
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Naive RFC 1071 sum in network order, folded, not complemented. */
+static uint16_t
+ref_sum(const uint8_t *b, size_t len, uint32_t start)
+{
+	uint64_t s = start;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		s += (uint32_t)b[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+static uint16_t
+ref_phdr(bool v6, const uint8_t *src, const uint8_t *dst, uint8_t proto,
+	 uint32_t len)
+{
+	uint32_t s;
+
+	if (!v6)
+		return ref_sum(src, 4, ref_sum(dst, 4, proto + (len & 0xffff)));
+	s = ref_sum(src, 16, ref_sum(dst, 16, proto));
+	return ref_sum((const uint8_t[4]){ (uint8_t)(len >> 24),
+					    (uint8_t)(len >> 16),
+					    (uint8_t)(len >> 8),
+					    (uint8_t)len }, 4, s);
+}
+
+static void
+check_outer(const uint8_t *buf, size_t len, unsigned int flags,
+	    const struct tep_decap *d)
+{
+	size_t l2 = d->outer_l2_len, l3 = d->outer_l3_len, l4 = d->l4_off;
+	size_t alen = d->outer_v6 ? 16 : 4, ip_end;
+
+	CHECK(d->l4_proto == 17 || d->l4_proto == 47);
+	CHECK(l2 == 14 || l2 == 18);
+	CHECK(l4 == l2 + l3);
+	CHECK(l4 <= len);
+	CHECK((size_t)d->l4_off + d->l4_len <= len);
+	CHECK(d->src_off >= l2 && d->src_off + alen <= l4);
+	CHECK(d->dst_off >= l2 && d->dst_off + alen <= l4);
+	if (!d->outer_v6) {
+		CHECK(l3 >= 20 && l3 <= 60 && l3 % 4 == 0);
+		CHECK((buf[l2] >> 4) == 4);
+		/* Always verified. */
+		CHECK(ref_sum(buf + l2, l3, 0) == 0xffff);
+		CHECK(buf[l2 + 9] == d->l4_proto);
+		CHECK(d->ttl == buf[l2 + 8] && d->tos == buf[l2 + 1]);
+		ip_end = l2 + rd16(buf + l2 + 2);
+	} else {
+		CHECK(l3 >= 40);
+		CHECK((buf[l2] >> 4) == 6);
+		CHECK(d->ttl == buf[l2 + 7]);
+		CHECK(d->tos == (uint8_t)((buf[l2] & 0x0f) << 4 | buf[l2 + 1] >> 4));
+		ip_end = l2 + 40 + rd16(buf + l2 + 4);
+	}
+	CHECK(ip_end <= len);
+	CHECK((size_t)d->l4_off + d->l4_len <= ip_end);
+	if (d->l4_proto == 17) {
+		uint16_t field;
+
+		CHECK(d->l4_len >= 8);
+		CHECK(d->l4_len == rd16(buf + l4 + 4));
+		CHECK(d->sport == rd16(buf + l4) && d->dport == rd16(buf + l4 + 2));
+		field = rd16(buf + l4 + 6);
+		CHECK(d->csum_present == (field != 0));
+		if (d->outer_v6 && field == 0)
+			CHECK(flags & TEP_PARSE_ZERO_CSUM6);
+		if ((flags & TEP_PARSE_VERIFY_CSUM) && field != 0)
+			CHECK(d->csum_verified);
+		if (d->csum_verified) {
+			uint16_t ph = ref_phdr(d->outer_v6, buf + d->src_off,
+					       buf + d->dst_off, 17, d->l4_len);
+
+			CHECK(flags & TEP_PARSE_VERIFY_CSUM);
+			CHECK(ref_sum(buf + l4, d->l4_len, ph) == 0xffff);
+		}
+	}
+}
+
+static void
+check_flow(const uint8_t *p, size_t len, bool eth, enum tep_reason r,
+	   const struct tep_flow *f)
+{
+	CHECK(r < TEP_R_MAX);
+	CHECK(tep_reason_name(r) != NULL);
+	if (r != TEP_R_OK)
+		return;
+	CHECK(f->ip_version == 0 || f->ip_version == 4 || f->ip_version == 6);
+	/* "the inner L4 state is set to COMPLETE", IP or not */
+	CHECK(f->l4.state == TEP_L4_COMPLETE);
+	CHECK(f->l4.kind <= TEP_L4_SCTP);
+	if (f->ip_version == 0) {
+		CHECK(f->l4.kind == TEP_L4_NONE);
+		return;
+	}
+	CHECK(eth ? (f->l3_off == 14 || f->l3_off == 18) : f->l3_off == 0);
+	CHECK((size_t)f->l3_off + f->l3_len <= len);
+	CHECK((p[f->l3_off] >> 4) == f->ip_version);
+	if (f->ip_version == 4)
+		CHECK(f->l3_len >= 20 && f->l3_len <= 60 && f->l3_len % 4 == 0);
+	else
+		CHECK(f->l3_len >= 40);
+	if (f->l4.kind != TEP_L4_NONE) {
+		/* LCO reads up to here: it must be inside the packet. */
+		CHECK(f->l4.csum_start >= f->l3_off + f->l3_len);
+		CHECK((size_t)f->l4.csum_start + f->l4.csum_offset + 2 <= len);
+	}
+	switch (f->l4.kind) {
+	case TEP_L4_TCP:
+		CHECK(f->l4_proto == 6 && f->l4.csum_offset == 16);
+		break;
+	case TEP_L4_UDP:
+		CHECK(f->l4_proto == 17 && f->l4.csum_offset == 6);
+		break;
+	case TEP_L4_ICMP:
+		CHECK(f->ip_version == 4 && f->l4_proto == 1 &&
+		      f->l4.csum_offset == 2);
+		break;
+	case TEP_L4_ICMP6:
+		CHECK(f->ip_version == 6 && f->l4.csum_offset == 2);
+		break;
+	case TEP_L4_SCTP:
+		CHECK(f->l4.csum_offset == 8);
+		break;
+	case TEP_L4_NONE:
+		break;
+	default:
+		CHECK(!"unknown tep_l4_kind");
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned int flags, sel;
+	uint8_t fou_proto;
+	struct tep_decap d;
+	enum tep_reason r;
+	uint8_t *buf, *inner;
+	size_t len;
+
+	if (size < 1)
+		return 0;
+	flags = data[0] & 3;
+	sel = (data[0] >> 2) & 3;
+	fou_proto = (data[0] & 0x10) ? 41 : 4;
+	len = size - 1;
+	buf = malloc(len);
+	if (buf == NULL && len != 0)
+		abort();
+	if (len)
+		memcpy(buf, data + 1, len);
+
+	memset(&d, 0xa5, sizeof(d));
+	r = tep_parse_outer(buf, len, flags, &d);
+	CHECK(r < TEP_R_MAX);
+	if (r != TEP_R_OK)
+		goto out;
+	check_outer(buf, len, flags, &d);
+
+	if (d.l4_proto == 47) {
+		r = tep_parse_gre(buf, len, flags, &d);
+	} else {
+		switch (sel) {
+		case 0:
+			r = tep_parse_vxlan(buf, len, &d);
+			break;
+		case 1:
+			r = tep_parse_geneve(buf, len, &d);
+			break;
+		case 2:
+			r = tep_parse_fou(buf, len, fou_proto, &d);
+			break;
+		default:
+			r = tep_parse_gue(buf, len, &d);
+			break;
+		}
+	}
+	CHECK(r < TEP_R_MAX);
+	if (r != TEP_R_OK)
+		goto out;
+
+	/* The tunnel and the inner packet lie inside the outer datagram. */
+	CHECK(d.tun_off >= d.l4_off);
+	CHECK((size_t)d.tun_off + d.tun_len <= d.inner_off);
+	CHECK((size_t)d.inner_off + d.inner_len <= len);
+	CHECK((size_t)d.inner_off + d.inner_len <= (size_t)d.l4_off + d.l4_len);
+	if (d.opt_len)
+		CHECK(d.opt_off >= d.tun_off &&
+		      (size_t)d.opt_off + d.opt_len <= d.inner_off);
+	CHECK(d.inner_proto == TEP_ETH_P_TEB || d.inner_proto == TEP_ETH_P_IPV4 ||
+	      d.inner_proto == TEP_ETH_P_IPV6);
+	if (d.l4_proto == 47) {
+		CHECK(d.type == TEP_TUN_GRE && d.tun_off == d.l4_off);
+		if (d.csum_verified) {
+			CHECK(flags & TEP_PARSE_VERIFY_CSUM);
+			CHECK(ref_sum(buf + d.l4_off, d.l4_len, 0) == 0xffff);
+		}
+	} else {
+		static const uint8_t types[] = { TEP_TUN_VXLAN, TEP_TUN_GENEVE,
+						 TEP_TUN_FOU, TEP_TUN_GUE };
+
+		CHECK(d.type == types[sel]);
+		CHECK(d.tun_off == d.l4_off + 8);
+		if (d.type == TEP_TUN_VXLAN)
+			CHECK(d.has_vni && d.vni <= TEP_VNI_MAX);
+	}
+
+	/* The inner packet on its own, exactly sized. */
+	inner = malloc(d.inner_len);
+	if (inner == NULL && d.inner_len != 0)
+		abort();
+	if (d.inner_len)
+		memcpy(inner, buf + d.inner_off, d.inner_len);
+	{
+		bool eth = d.inner_proto == TEP_ETH_P_TEB;
+		struct tep_flow f;
+
+		memset(&f, 0xa5, sizeof(f));
+		r = tep_flow_parse(inner, d.inner_len, eth, &f);
+		check_flow(inner, d.inner_len, eth, r, &f);
+	}
+	free(inner);
+out:
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# Shared helpers for the integration tests: namespaces, a tepd instance,
+# checks. Every test sources this, sets BUILD (meson build dir), and calls
+# tep_cleanup on exit (the trap is installed here).
+#
+# Addresses: tenant side 192.0.2.0/24, underlay 198.51.100.0/24 and
+# 2001:db8:1::/64, overlay/remote 198.18.0.0/15, tunnels on 203.0.113.0/24.
+
+set -euo pipefail
+
+: "${BUILD:=build}"
+TEPD=${TEPD:-$BUILD/app/tepd/tepd}
+TEPCTL=${TEPCTL:-$BUILD/app/tepctl/tepctl}
+PY=/usr/bin/python3
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Unique per test run, so parallel or leftover runs do not collide.
+TAG=${TAG:-t$$}
+NS_LIST=()
+TEPD_PIDS=()
+WORK=$(mktemp -d /tmp/tepd-it.XXXXXX)
+FAILS=0
+
+say() { printf '    %s\n' "$*"; }
+fail() { printf 'FAIL: %s\n' "$*"; FAILS=$((FAILS + 1)); }
+ok() { printf 'ok: %s\n' "$*"; }
+
+tep_cleanup() {
+	local pid ns
+	for pid in "${TEPD_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${TEPD_PIDS[@]}"; do
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	for ns in "${NS_LIST[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	if [ -n "${KEEP_WORK:-}" ]; then
+		echo "work dir kept: $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap tep_cleanup EXIT INT TERM
+
+ns_add() {
+	local ns="$1-$TAG"
+	ip netns add "$ns"
+	NS_LIST+=("$ns")
+	ip -n "$ns" link set lo up
+	echo "$ns"
+}
+
+# veth NS1 IF1 NS2 IF2 [MTU]
+veth() {
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+	if [ -n "${5:-}" ]; then
+		ip -n "$1" link set "$2" mtu "$5"
+		ip -n "$3" link set "$4" mtu "$5"
+	fi
+	# Frames handed to af_packet must carry complete checksums: the
+	# kernel's partial-checksum hint (TP_STATUS_CSUMNOTREADY) is not
+	# passed to DPDK (see docs/drivers.md).
+	ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1 || true
+	ip netns exec "$3" ethtool -K "$4" tx off >/dev/null 2>&1 || true
+}
+
+# tepd_start NS SOCKET CONFIG EAL-ARGS...: start tepd in NS, wait for it.
+tepd_start() {
+	local ns=$1 sock=$2 conf=$3; shift 3
+	local log="$WORK/tepd-$(basename "$sock").log"
+	ip netns exec "$ns" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
+		--file-prefix "tep$TAG$RANDOM" --log-level=pmd.net.tap:error \
+		"$@" -- -s "$sock" -f "$conf" >"$log" 2>&1 &
+	TEPD_PIDS+=($!)
+	for _ in $(seq 100); do
+		if "$TEPCTL" -s "$sock" port list >/dev/null 2>&1; then
+			return 0
+		fi
+		if ! kill -0 "${TEPD_PIDS[-1]}" 2>/dev/null; then
+			echo "tepd died:"; cat "$log"
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "tepd did not come up:"; cat "$log"
+	return 1
+}
+
+# Kernel UDP checksum error counters of a namespace (IPv4 + IPv6).
+udp_csum_errors() {
+	ip netns exec "$1" awk '
+		/^Udp:/ { if (h) { for (i = 2; i <= NF; i++) if (n[i] == "InCsumErrors") s += $i } else { for (i = 2; i <= NF; i++) n[i] = $i } h = !h }
+		END { print s + 0 }' /proc/net/snmp
+	ip netns exec "$1" awk '$1 == "Udp6InCsumErrors" { print $2 }' /proc/net/snmp6
+}
+
+# JSON field from tepctl -j output: jq-less, with python.
+jget() {
+	$PY -c 'import json,sys
+d=json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$1"
+}
+
+finish() {
+	if [ "$FAILS" -eq 0 ]; then
+		echo "PASS"
+		exit 0
+	fi
+	echo "FAILED ($FAILS)"
+	for f in "$WORK"/tepd-*.log; do
+		[ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }
+	done
+	exit 1
+}

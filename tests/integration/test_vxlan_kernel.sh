@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# A tenant namespace reaches a Linux kernel VXLAN device through tepd, both
+# ways: ping, a TCP transfer each way and a UDP transfer, bytes checked.
+# The kernel is the independent checker: its UDP checksum error counters
+# must stay at zero, and its VXLAN device must count no RX errors.
+#
+#   test_vxlan_kernel.sh af_packet|tap 4|6     (underlay PMD, underlay family)
+#
+#   ten (192.0.2.10) --veth-- [tepd access, vrf red]
+#                              [tepd underlay] --wire-- peer: vx0 198.18.0.2
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PMD=${1:-af_packet}
+FAM=${2:-4}
+
+DP=$(ns_add dp)
+TEN=$(ns_add ten)
+PEER=$(ns_add peer)
+
+if [ "$FAM" = 4 ]; then
+	U_TEP=198.51.100.1 U_PEER=198.51.100.2 U_LEN=24
+else
+	U_TEP=2001:db8:1::1 U_PEER=2001:db8:1::2 U_LEN=64
+fi
+
+# Tenant link: always af_packet (the access side is not under test here).
+veth "$TEN" ten0 "$DP" dpacc
+ip -n "$TEN" addr add 192.0.2.10/24 dev ten0
+ip -n "$TEN" route add default via 192.0.2.1
+
+if [ "$PMD" = af_packet ]; then
+	veth "$DP" dpund "$PEER" peer0 1600
+	UND=net_af_packet1
+	VDEV_UND="--vdev=net_af_packet1,iface=dpund"
+else
+	UND=net_tap0
+	VDEV_UND="--vdev=net_tap0,iface=tepund$TAG"
+fi
+
+cat >"$WORK/tepd.conf" <<CONF
+# access side: the tenant, in vrf red
+vrf add red
+port set net_af_packet0 role access
+port bind net_af_packet0 vrf red
+addr add 192.0.2.1/24 dev net_af_packet0
+# underlay
+port set $UND role underlay
+port set $UND mtu 1600
+addr add $U_TEP/$U_LEN dev $UND
+tunnel add vx1 type vxlan local $U_TEP remote $U_PEER vni 42 vrf red inner-dmac 02:00:00:00:42:02
+route add 198.18.0.0/24 vrf red tunnel vx1
+CONF
+
+tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
+	--vdev=net_af_packet0,iface=dpacc $VDEV_UND
+CTL="$TEPCTL -s $WORK/tepd.sock"
+
+if [ "$PMD" = tap ]; then
+	# The tap's kernel side is the wire to the peer.
+	ip -n "$DP" link set "tepund$TAG" netns "$PEER"
+	ip -n "$PEER" link set "tepund$TAG" name peer0
+	ip -n "$PEER" link set peer0 mtu 1600 up
+fi
+ip -n "$PEER" addr add "$U_PEER/$U_LEN" dev peer0 $([ "$FAM" = 6 ] && echo nodad)
+ip -n "$PEER" link add vx0 type vxlan id 42 remote "$U_TEP" local "$U_PEER" \
+	dstport 4789 $([ "$FAM" = 4 ] && echo udpcsum || echo udp6zerocsumtx)
+ip -n "$PEER" link set vx0 address 02:00:00:00:42:02 up
+ip -n "$PEER" addr add 198.18.0.2/24 dev vx0
+ip -n "$PEER" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
+# tepd's overlay MAC for tunnel vx1 (id 0): 02:74:65:70:00:00
+ip -n "$PEER" neigh add 198.18.0.1 lladdr 02:74:65:70:00:00 dev vx0 nud permanent
+
+before=$(udp_csum_errors "$PEER" | awk '{ s += $1 } END { print s + 0 }')
+
+# 1. ping both ways (replies come back through the tunnel).
+if ip netns exec "$TEN" ping -c 3 -i 0.2 -W 2 198.18.0.2 >"$WORK/ping1" 2>&1 ||
+   ip netns exec "$TEN" ping -c 3 -i 0.2 -W 2 198.18.0.2 >"$WORK/ping1" 2>&1; then
+	ok "ping tenant -> kernel vxlan ($PMD, IPv$FAM underlay)"
+else
+	fail "ping tenant -> kernel vxlan"; cat "$WORK/ping1"
+fi
+if ip netns exec "$PEER" ping -c 3 -i 0.2 -W 2 192.0.2.10 >"$WORK/ping2" 2>&1; then
+	ok "ping kernel vxlan -> tenant"
+else
+	fail "ping kernel vxlan -> tenant"; cat "$WORK/ping2"
+fi
+
+# 2. TCP both ways, 2 MB each, sha256 compared.
+tcp() {	# tcp SERVER_NS CLIENT_NS ADDR
+	ip netns exec "$1" $PY "$HERE/xfer.py" tcp-server 5001 >"$WORK/srv" &
+	local spid=$!
+	sleep 0.5
+	ip netns exec "$2" $PY "$HERE/xfer.py" tcp-client "$3" 5001 2000000 \
+		>"$WORK/cli" || true
+	wait $spid || true
+	if [ -s "$WORK/cli" ] && cmp -s "$WORK/srv" "$WORK/cli"; then
+		ok "tcp 2000000 bytes to $3 intact"
+	else
+		fail "tcp to $3: sent '$(cat "$WORK/cli")' got '$(cat "$WORK/srv")'"
+	fi
+}
+tcp "$PEER" "$TEN" 198.18.0.2
+tcp "$TEN" "$PEER" 192.0.2.10
+
+# 3. UDP, 300 datagrams of 1200 bytes, each self-checked.
+ip netns exec "$PEER" $PY "$HERE/xfer.py" udp-server 5002 300 >"$WORK/usrv" &
+spid=$!
+sleep 0.5
+ip netns exec "$TEN" $PY "$HERE/xfer.py" udp-client 198.18.0.2 5002 300 1200 >/dev/null
+wait $spid || true
+read -r good bad <"$WORK/usrv"
+if [ "$bad" = 0 ] && [ "$good" -ge 290 ]; then
+	ok "udp: $good/300 datagrams intact, $bad corrupt"
+else
+	fail "udp: $good/300 intact, $bad corrupt"
+fi
+
+# 4. The kernel found no bad checksum in what tepd sent.
+after=$(udp_csum_errors "$PEER" | awk '{ s += $1 } END { print s + 0 }')
+if [ "$after" = "$before" ]; then
+	ok "kernel UDP InCsumErrors unchanged ($after)"
+else
+	fail "kernel UDP InCsumErrors $before -> $after"
+fi
+rxerr=$(ip -n "$PEER" -s -j link show vx0 | $PY -c \
+	'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["errors"])')
+[ "$rxerr" = 0 ] && ok "kernel vx0 rx errors 0" || fail "kernel vx0 rx errors $rxerr"
+
+# 5. tepd's own view: encapsulated with LCO, decapsulated, nothing odd dropped.
+$CTL -j stats tunnel vx1 >"$WORK/st"
+lco=$(jget tunnels.0.outer_csum_lco <"$WORK/st")
+dec=$(jget tunnels.0.decap <"$WORK/st")
+if [ "$lco" -gt 100 ] && [ "$dec" -gt 100 ]; then
+	ok "tepd: $lco packets encapsulated by LCO, $dec decapsulated"
+else
+	fail "tepd tunnel counters: lco=$lco decap=$dec"; cat "$WORK/st"
+fi
+$CTL stats >"$WORK/stats.txt"
+finish
