@@ -817,6 +817,14 @@ cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		    tep_tun_type_name(t->p.type));
 		goto fail;
 	}
+	t->csum_asked = (uint8_t)t->p.csum;
+	if (t->p.csum == TEP_CSUM_OFFLOAD) {
+		/* The outer UDP checksum offload (ice, X722) is not wired to
+		 * the TX path yet: LCO gives the same result in software at
+		 * the cost of a header sum, and is valid before the inner
+		 * checksum is filled in, which a full sum would not be. */
+		t->p.csum = TEP_CSUM_LCO;
+	}
 	if (tep_encap_tmpl_build(&t->tmpl, &t->p, e, sizeof(e)) != 0) {
 		ERR(EINVAL, "%s", e);
 		goto fail;
@@ -936,7 +944,10 @@ out_tunnel(struct tep_out *o, const struct tep_tunnel *t)
 	if (t->dport)
 		tep_out_u64(o, "dstport", " dstport %" PRIu64, t->dport);
 	tep_out_str(o, "vrf", " vrf %s", tep.rib.vrf[t->vrf]->name);
-	tep_out_str(o, "csum", " csum %s", tep_csum_mode_name(t->p.csum));
+	tep_out_str(o, "csum", " csum %s", tep_csum_mode_name(t->csum_asked));
+	if (t->csum_asked != t->p.csum)
+		tep_out_str(o, "csum_done_by", " (done by %s: outer UDP offload "
+			    "not wired yet)", tep_csum_mode_name(t->p.csum));
 	tep_out_u64(o, "ttl", " ttl %" PRIu64, t->p.ttl ? t->p.ttl : 64);
 	tep_out_u64(o, "srcport_lo", " srcport %" PRIu64, t->tmpl.sport_lo);
 	tep_out_u64(o, "srcport_hi", "-%" PRIu64, t->tmpl.sport_hi);
@@ -1338,6 +1349,12 @@ stats_write(struct tep_out *o, int argc, char **argv, struct tep_err *err)
 	tep_out_close_array(o);
 	if (tep.stats_cycles)
 		stats_stages(o);
+	/* For leak checks: what is neither free in the pool nor cached. */
+	tep_out_open_object(o, "mempool");
+	tep_out_u64(o, "in_use", "mbufs in use %" PRIu64,
+		    rte_mempool_in_use_count(tep.pool));
+	tep_out_u64(o, "size", " of %" PRIu64 "\n", tep.pool->size);
+	tep_out_close_object(o);
 	return 0;
 }
 

@@ -110,6 +110,7 @@ struct tep_tunnel {
 	struct rte_ether_addr inner_dmac;	/* the remote router's MAC */
 	struct rte_ether_addr inner_smac;	/* ours, on the overlay */
 	uint16_t overhead;			/* bytes added by encap */
+	uint8_t csum_asked;			/* csum mode as configured */
 };
 
 /* Decapsulation key: which tunnel a packet from the underlay belongs to. */

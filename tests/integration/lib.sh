@@ -10,6 +10,11 @@
 
 set -euo pipefail
 
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skipped: needs root (network namespaces)"
+	exit 77
+fi
+
 : "${BUILD:=build}"
 TEPD=${TEPD:-$BUILD/app/tepd/tepd}
 TEPCTL=${TEPCTL:-$BUILD/app/tepctl/tepctl}

@@ -246,9 +246,10 @@ struct gen_opts {
 	int trailer;		/* -1 random, 0 never, 1 always */
 	int big;		/* allow 8000-byte payloads */
 	int dport;		/* -1 random default/odd port, else port */
+	int udp;		/* -1 random, 0 TCP, 1 UDP */
 };
 
-static const struct gen_opts gen_default = { -2, -1, -1, 1, -1 };
+static const struct gen_opts gen_default = { -2, -1, -1, 1, -1, -1 };
 
 /*
  * A random packet: plain or tunnelled, with its metadata as the dataplane
@@ -264,7 +265,7 @@ make_case(struct tcase *t, const struct gen_opts *o)
 	t->tun = o->tun == -2 ? (int)rnd_below(TEP_TUN_MAX + 1) - 1 : o->tun;
 	t->outer_v6 = (int)rnd_below(2);
 	t->inner_v6 = (int)rnd_below(2);
-	t->udp = (int)rnd_below(2);
+	t->udp = o->udp >= 0 ? o->udp : (int)rnd_below(2);
 	pay = o->big && rnd_below(8) == 0 ? rnd_below(8001) : rnd_below(1500);
 
 	if (t->tun == PLAIN) {
@@ -279,7 +280,7 @@ make_case(struct tcase *t, const struct gen_opts *o)
 		struct tep_encap_params p;
 		struct tep_encap_tmpl tm;
 		struct tep_encap_pkt ep;
-		uint8_t opts[96];
+		uint8_t opts[92];
 		char err[128];
 		int eth, rc;
 
@@ -308,8 +309,9 @@ make_case(struct tcase *t, const struct gen_opts *o)
 				      TEP_ETH_P_IPV4;
 		}
 		if (t->tun == TEP_TUN_GENEVE) {
-			/* up to 96 bytes of options: l2_len stays <= 127 */
-			uint32_t total = 4 * rnd_below(25), used = 0;
+			/* up to 92 bytes of options: l2_len = 8 + 8 + 92 +
+			 * 18 (inner MAC + VLAN) still fits its 7 bits */
+			uint32_t total = 4 * rnd_below(24), used = 0;
 
 			while (total - used >= 4) {
 				uint32_t words = rnd_below(
@@ -450,6 +452,22 @@ split_at(struct fpkt *f, const uint8_t *frame, uint32_t len, uint32_t cut)
 	f->nsegs = 2;
 }
 
+/* One line about a case, for failure messages. */
+static const char *
+case_str(const struct tcase *t, const struct fpkt *f)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "tun %d outer_v6 %d inner_v6 %d udp %d "
+		 "ext %d dport %u l2 %u/%u/%u l3 %u ip_off %u l4_off %u "
+		 "ip_end %u len %u trailer %u segs %u seg0 %u",
+		 t->tun, t->outer_v6, t->inner_v6, t->udp, t->v6_ext,
+		 t->dst_port, t->outer_l2, t->outer_l3, t->l2_len, t->l3_len,
+		 t->ip_off, t->l4_off, t->ip_end, t->len, t->trailer,
+		 f->nsegs, f->seg[0].data_len);
+	return buf;
+}
+
 static void
 set_meta(struct rte_mbuf *m, const struct tcase *t)
 {
@@ -504,21 +522,26 @@ want_inner(const struct tcase *t, const uint8_t *frame)
 	return ck;
 }
 
-/* wire = the linearized frame that would be sent. */
+/* wire = the linearized frame that would be sent. net_tap writes 0xffff
+ * for a TCP checksum of 0 too (both verify); anything else must be the
+ * standard value exactly. */
+static int tap_tcp_ffff;
+
 static void
 check_wire(const struct tcase *t, const uint8_t *wire, uint32_t n)
 {
 	uint32_t fo = csum_field(t);
+	uint16_t got = rd16be(wire + fo), want = want_inner(t, t->frame);
 
 	assert_int_equal(n, t->len);
 	/* Only the inner checksum field may differ from what was built. */
 	assert_memory_equal(wire, t->frame, fo);
 	assert_memory_equal(wire + fo + 2, t->frame + fo + 2, n - fo - 2);
-	if (rd16be(wire + fo) != want_inner(t, t->frame))
+	if (got != want &&
+	    !(tap_tcp_ffff && !t->udp && want == 0 && got == 0xffff))
 		fail_msg("inner checksum %04x want %04x (tun %d v6 %d udp %d "
-			 "len %u trailer %u)", rd16be(wire + fo),
-			 want_inner(t, t->frame), t->tun, t->inner_v6, t->udp,
-			 t->len, t->trailer);
+			 "len %u trailer %u)", got, want, t->tun, t->inner_v6,
+			 t->udp, t->len, t->trailer);
 	/* The outer checksum, computed by LCO before the inner one was
 	 * known, verifies over the whole outer datagram now. */
 	if (t->outer_check == 1) {
@@ -774,17 +797,28 @@ port_caps(enum port p, struct tep_txcaps *c, uint64_t disabled)
  * through that PMD, give the standard checksum) or done in software, for
  * the reason the policy gives, and counted once.
  */
+/* What a run reached: reasons, and offloaded packets per tunnel type
+ * (index tun + 1, 0 = plain) and on chains. */
+struct seen {
+	int reason[TEP_TXSW_MAX];
+	int hw_tun[TEP_TUN_MAX + 1];
+	int hw_chain;
+};
+
 static void
-run_port(enum port p, int rounds, const struct gen_opts *o)
+run_port(enum port p, int rounds, const struct gen_opts *o, struct seen *sn)
 {
 	static struct tcase tc[16];
 	static struct fpkt fp[16];
 	static uint8_t wire[MAXF];
 	struct tep_txcaps c;
 	struct tep_txprep_stats st, want;
-	int r, seen[TEP_TXSW_MAX] = { 0 };
+	int r;
+	static struct seen local;
+	struct seen *seen = sn != NULL ? sn : &local;
 
 	port_caps(p, &c, 0);
+	memset(seen, 0, sizeof(*seen));
 	memset(&st, 0, sizeof(st));
 	memset(&want, 0, sizeof(want));
 	for (r = 0; r < rounds; r++) {
@@ -804,9 +838,17 @@ run_port(enum port p, int rounds, const struct gen_opts *o)
 				want.sw_inner_csum++;
 				want.sw_reason[exp[i]]++;
 			}
-			seen[exp[i]]++;
+			seen->reason[exp[i]]++;
+			if (exp[i] == TEP_TXSW_HW) {
+				seen->hw_tun[tc[i].tun + 1]++;
+				seen->hw_chain += ms[i];
+			}
 		}
-		assert_int_equal(tep_txprep_burst(&c, pk, n, &st), n);
+		if (tep_txprep_burst(&c, pk, n, &st) != n)
+			for (i = 0; i < n; i++)
+				if (pk[i] != &fp[i].seg[0])
+					fail_msg("refused: %s", case_str(&tc[i],
+						&fp[i]));
 		for (i = 0; i < n; i++) {
 			const struct tcase *t = &tc[i];
 			struct rte_mbuf *m = pk[i];
@@ -839,9 +881,11 @@ run_port(enum port p, int rounds, const struct gen_opts *o)
 				assert_int_equal(m->outer_l3_len, t->outer_l3);
 				assert_int_equal(m->l2_len, t->l2_len);
 			}
-			if (p == P_TAP)
+			if (p == P_TAP) {
+				tap_tcp_ffff = 1;
 				check_wire(t, wire, emulate_tap(m, wire));
-			else if (p != P_MLX5 && p != P_MLX5_NOSWP)
+				tap_tcp_ffff = 0;
+			} else if (p != P_MLX5 && p != P_MLX5_NOSWP)
 				check_wire(t, wire,
 					   emulate_seed_and_sum(m, wire));
 		}
@@ -849,58 +893,92 @@ run_port(enum port p, int rounds, const struct gen_opts *o)
 	assert_memory_equal(&st, &want, sizeof(st));
 	/* The generator must have reached the interesting branches. */
 	if (p != P_NONE) {
-		assert_true(seen[TEP_TXSW_HW] > rounds / 4);
-		assert_true(seen[TEP_TXSW_TRAILER] > 0);
-		assert_true(seen[TEP_TXSW_IPV6_EXT] > 0);
+		assert_true(seen->reason[TEP_TXSW_HW] > rounds / 4);
+		assert_true(seen->reason[TEP_TXSW_TRAILER] > 0);
+		assert_true(seen->reason[TEP_TXSW_IPV6_EXT] > 0);
 	}
+}
+
+/* Every tunnel type (and plain) was offloaded at least `min` times. */
+static void
+assert_all_types_hw(const struct seen *sn, int min)
+{
+	int k;
+
+	for (k = 0; k <= TEP_TUN_MAX; k++)
+		if (sn->hw_tun[k] < min)
+			fail_msg("type %d offloaded only %d times", k - 1,
+				 sn->hw_tun[k]);
 }
 
 static void
 test_none_random(void **state)
 {
 	(void)state;
-	run_port(P_NONE, 1500, &gen_default);
+	run_port(P_NONE, 1500, &gen_default, NULL);
 }
 
 static void
 test_tap_flat_random(void **state)
 {
 	struct gen_opts o = gen_default;
+	struct seen sn;
 	(void)state;
 
-	run_port(P_TAP, 1500, &gen_default);
+	run_port(P_TAP, 1500, &gen_default, &sn);
+	assert_all_types_hw(&sn, 50);
+	assert_int_equal(sn.hw_chain, 0);
+	assert_true(sn.reason[TEP_TXSW_MULTISEG] > 1000);
 	/* GENEVE with long options over IPv6: flattened l2_len > 127 */
 	o.tun = TEP_TUN_GENEVE;
 	o.multiseg = 0;
-	run_port(P_TAP, 300, &o);
+	run_port(P_TAP, 300, &o, &sn);
+	assert_true(sn.reason[TEP_TXSW_L2_LEN] > 100);
+	assert_true(sn.hw_tun[TEP_TUN_GENEVE + 1] > 100);
 }
 
 static void
 test_virtio_ixgbe_flat_random(void **state)
 {
+	struct seen sn;
 	(void)state;
-	run_port(P_VIRTIO, 800, &gen_default);
-	run_port(P_IXGBE, 800, &gen_default);
+
+	run_port(P_VIRTIO, 800, &gen_default, &sn);
+	assert_all_types_hw(&sn, 30);
+	assert_true(sn.hw_chain > 500);
+	run_port(P_IXGBE, 800, &gen_default, &sn);
+	assert_all_types_hw(&sn, 30);
 }
 
 static void
 test_i40e_tunnel_random(void **state)
 {
+	struct seen sn;
 	(void)state;
-	run_port(P_I40E, 1500, &gen_default);
+
+	run_port(P_I40E, 1500, &gen_default, &sn);
+	assert_all_types_hw(&sn, 100);
+	assert_true(sn.hw_chain > 1000);
+	assert_int_equal(sn.reason[TEP_TXSW_TUNNEL], 0);
 }
 
 static void
 test_mlx5_tunnel_random(void **state)
 {
 	struct gen_opts o = gen_default;
+	struct seen sn;
 	(void)state;
 
-	run_port(P_MLX5, 800, &gen_default);
-	run_port(P_MLX5_NOSWP, 800, &gen_default);
+	run_port(P_MLX5, 800, &gen_default, &sn);
+	assert_all_types_hw(&sn, 30);
+	run_port(P_MLX5_NOSWP, 800, &gen_default, &sn);
+	assert_true(sn.reason[TEP_TXSW_TUNNEL] > 500);	/* FOU/GUE, odd ports */
 	/* standard ports only: the HW-parser tags */
 	o.dport = 0;
-	run_port(P_MLX5_NOSWP, 300, &o);
+	run_port(P_MLX5_NOSWP, 300, &o, &sn);
+	assert_true(sn.hw_tun[TEP_TUN_VXLAN + 1] > 50);
+	assert_true(sn.hw_tun[TEP_TUN_GENEVE + 1] > 50);
+	assert_int_equal(sn.hw_tun[TEP_TUN_FOU + 1], 0);
 }
 
 /* ---- the reasons for the software rules, shown on the PMD model ------- */
@@ -991,6 +1069,61 @@ test_padding_not_summed(void **state)
 		check_sw(&t, pk[0]);
 		assert_int_equal(st.sw_inner_csum, 1);
 	}
+}
+
+/*
+ * A checksum that computes to 0: UDP must carry 0xffff (RFC 768), TCP the
+ * standard 0 -- in software, plain and tunnelled; the LCO outer sum still
+ * verifies. A payload word is tuned so the inner region sums to 0xffff.
+ */
+static void
+test_zero_checksum(void **state)
+{
+	static struct tcase t;
+	static struct fpkt f;
+	struct tep_txcaps c;
+	struct tep_txprep_stats st;
+	struct gen_opts o = gen_default;
+	struct rte_mbuf *pk[1];
+	int i, hits[2] = { 0, 0 };
+	(void)state;
+
+	port_caps(P_NONE, &c, 0);
+	o.trailer = 0;
+	o.big = 0;
+	for (i = 0; i < 400; i++) {
+		uint32_t l4len, w;
+		uint8_t *l4;
+		uint16_t s;
+
+		o.udp = i & 1;
+		make_case(&t, &o);
+		l4len = t.ip_end - t.l4_off;
+		if (l4len < t.l4_hdr + 2)
+			continue;
+		l4 = t.frame + t.l4_off;
+		w = t.l4_hdr;		/* first payload word: even offset */
+		wr16be(l4 + w, 0);
+		/* s = ~(region + pseudo-header) with the word 0; putting s
+		 * in the word makes the sum 0xffff, so the checksum is 0 */
+		s = want_inner(&t, t.frame);
+		wr16be(l4 + w, s);
+		assert_int_equal(want_inner(&t, t.frame), t.udp ? 0xffff : 0);
+		load(&f, &t, -1);
+		pk[0] = &f.seg[0];
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(tep_txprep_burst(&c, pk, 1, &st), 1);
+		check_sw(&t, pk[0]);
+		{
+			static uint8_t wire[MAXF];
+
+			linearize(pk[0], wire);
+			assert_int_equal(rd16be(wire + csum_field(&t)),
+					 t.udp ? 0xffff : 0x0000);
+		}
+		hits[t.udp]++;
+	}
+	assert_true(hits[0] > 150 && hits[1] > 150);
 }
 
 /* No request: not looked at, whatever the rest of the metadata says. */
@@ -1216,10 +1349,12 @@ run_malformed(enum port p, int rounds)
 			if (expect(p, &tc[i], fp[i].nsegs > 1, &tag) !=
 			    TEP_TXSW_HW)
 				check_sw(&tc[i], &fp[i].seg[0]);
-			else if (p == P_TAP)
+			else if (p == P_TAP) {
+				tap_tcp_ffff = 1;
 				check_wire(&tc[i], wire,
 					   emulate_tap(&fp[i].seg[0], wire));
-			else
+				tap_tcp_ffff = 0;
+			} else
 				check_wire(&tc[i], wire,
 					   emulate_seed_and_sum(&fp[i].seg[0],
 								wire));
@@ -1500,6 +1635,7 @@ main(void)
 		cmocka_unit_test(test_fast_path_untouched),
 		cmocka_unit_test(test_none_random),
 		cmocka_unit_test(test_padding_not_summed),
+		cmocka_unit_test(test_zero_checksum),
 		cmocka_unit_test(test_tap_flat_random),
 		cmocka_unit_test(test_tap_model_needs_the_rules),
 		cmocka_unit_test(test_virtio_ixgbe_flat_random),
