@@ -385,6 +385,7 @@ on_nd(struct rte_mbuf *m)
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
 	uint16_t port = m->port, plen = tep_rd16(ip + 4);
 	const uint8_t *ic = ip + 40, *opt, *lladdr = NULL;
+	struct rte_ether_addr ll;
 	uint32_t off;
 
 	/* RFC 4861 7.1.1/7.1.2: hop limit 255, code 0, valid checksum. */
@@ -400,6 +401,8 @@ on_nd(struct rte_mbuf *m)
 		    (opt[0] == 2 && ic[0] == 136))
 			lladdr = opt + 2;
 	}
+	if (lladdr != NULL)	/* options are not 2-byte aligned */
+		memcpy(ll.addr_bytes, lladdr, 6);
 	static const uint8_t unspec[16];
 
 	if (ic[0] == 135 && tep_addr_is_ours(port, 6, ic + 8) &&
@@ -409,9 +412,7 @@ on_nd(struct rte_mbuf *m)
 		const uint8_t *eth_dst = rte_pktmbuf_mtod(m, uint8_t *) + 6;
 
 		if (lladdr != NULL)
-			tep_neigh_set(port, 6, ip + 8,
-				      (const struct rte_ether_addr *)lladdr,
-				      false);
+			tep_neigh_set(port, 6, ip + 8, &ll, false);
 		/* Solicited + override; target link-layer address. */
 		tep_wr32(body, 0x60000000);
 		memcpy(body + 4, ic + 8, 16);
@@ -422,9 +423,7 @@ on_nd(struct rte_mbuf *m)
 			   sizeof(body), 255);
 	} else if (ic[0] == 136 && lladdr != NULL) {
 		if (neigh_lookup(port, 6, ic + 8) != NULL)
-			tep_neigh_set(port, 6, ic + 8,
-				      (const struct rte_ether_addr *)lladdr,
-				      false);
+			tep_neigh_set(port, 6, ic + 8, &ll, false);
 	}
 }
 

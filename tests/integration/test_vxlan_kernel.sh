@@ -119,7 +119,9 @@ sleep 0.5
 ip netns exec "$TEN" $PY "$HERE/xfer.py" udp-client 198.18.0.2 5002 300 1200 >/dev/null
 wait $spid || true
 read -r good bad <"$WORK/usrv"
-if [ "$bad" = 0 ] && [ "$good" -ge 290 ]; then
+# Paced, but UDP may still lose a few on a loaded 2-core machine: what is
+# checked is that nothing arrives corrupted and nearly all arrives.
+if [ "$bad" = 0 ] && [ "$good" -ge 285 ]; then
 	ok "udp: $good/300 datagrams intact, $bad corrupt"
 else
 	fail "udp: $good/300 intact, $bad corrupt"
