@@ -8,6 +8,8 @@
   xfer.py udp-server PORT COUNT    receive datagrams for a while, print
                                    how many arrived intact
   xfer.py udp-client HOST PORT COUNT SIZE
+  xfer.py tag-server PORT SECONDS  print {tag: count} of datagrams received
+  xfer.py tag-client HOST PORT TAG COUNT
 Each datagram carries its own sequence number and a sha256 of its payload,
 so a corrupted one is counted as bad, not as received.
 """
@@ -88,6 +90,31 @@ def udp_client(host, port, count, size):
     print(count)
 
 
+def tag_server(port, seconds):
+    import json
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::", port))
+    end = time.time() + seconds
+    tags = {}
+    while time.time() < end:
+        s.settimeout(max(0.01, end - time.time()))
+        try:
+            b, _ = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        t = b.decode(errors="replace")
+        tags[t] = tags.get(t, 0) + 1
+    print(json.dumps(tags, sort_keys=True))
+
+
+def tag_client(host, port, tag, count):
+    s = socket.socket(family(host), socket.SOCK_DGRAM)
+    for _ in range(count):
+        s.sendto(tag.encode(), (host, port))
+        time.sleep(0.002)
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     a = sys.argv[2:]
@@ -99,5 +126,9 @@ if __name__ == "__main__":
         udp_server(int(a[0]), int(a[1]))
     elif cmd == "udp-client":
         udp_client(a[0], int(a[1]), int(a[2]), int(a[3]))
+    elif cmd == "tag-server":
+        tag_server(int(a[0]), float(a[1]))
+    elif cmd == "tag-client":
+        tag_client(a[0], int(a[1]), a[2], int(a[3]))
     else:
         sys.exit("unknown command " + cmd)
