@@ -613,8 +613,17 @@ tep_punt_drain(void)
 		default:
 			break;
 		}
-		if (!kept)
+		if (!kept) {
+			/* Every punted packet that is not answered or held
+			 * is a drop: count it, on the control lcore. */
+			if (tep_priv(m)->punt == TEP_PUNT_LOCAL)
+				tep.cnt[rte_lcore_id()]->port[m->port]
+					.drop[TEP_R_LOCAL]++;
+			else if (tep_priv(m)->punt == TEP_PUNT_RESOLVE)
+				tep.cnt[rte_lcore_id()]->port[m->port]
+					.drop[TEP_R_NO_NEIGH]++;
 			rte_pktmbuf_free(m);
+		}
 	}
 }
 

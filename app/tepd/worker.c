@@ -372,6 +372,8 @@ ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 		uint16_t old, neu;
 
 		if (ip[8] <= 1) {
+			/* Counted as a drop; the control thread answers it. */
+			w->cnt->port[m->port].drop[TEP_R_TTL_EXCEEDED]++;
 			punt(w, m, TEP_PUNT_TTL);
 			return false;
 		}
@@ -383,6 +385,7 @@ ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 		return true;
 	}
 	if (ip[7] <= 1) {
+		w->cnt->port[m->port].drop[TEP_R_TTL_EXCEEDED]++;
 		punt(w, m, TEP_PUNT_TTL);
 		return false;
 	}

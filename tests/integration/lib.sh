@@ -102,6 +102,80 @@ tepd_start() {
 	return 1
 }
 
+# The standard site: a tenant namespace behind tepd (vrf red) and a Linux
+# kernel VXLAN device (VNI 42) as the remote VTEP.
+#   vxlan_site_setup af_packet|tap 4|6
+#   ten (192.0.2.10) --veth-- [tepd access, vrf red]
+#                              [tepd underlay] --wire-- peer: vx0 198.18.0.2
+# Sets DP TEN PEER UND U_TEP U_PEER CTL.
+vxlan_site_setup() {
+	local PMD=$1 FAM=$2
+
+	DP=$(ns_add dp)
+	TEN=$(ns_add ten)
+	PEER=$(ns_add peer)
+
+	if [ "$FAM" = 4 ]; then
+		U_TEP=198.51.100.1 U_PEER=198.51.100.2 U_LEN=24
+	else
+		U_TEP=2001:db8:1::1 U_PEER=2001:db8:1::2 U_LEN=64
+	fi
+
+	# Tenant link: always af_packet (the access side is not under test here).
+	veth "$TEN" ten0 "$DP" dpacc
+	ip -n "$TEN" addr add 192.0.2.10/24 dev ten0
+	ip -n "$TEN" route add default via 192.0.2.1
+
+	# On af_packet the underlay MTU is raised so that 1500-byte tenant packets
+	# fit after encapsulation. net_tap caps frames at 1522 bytes, so there the
+	# underlay stays at 1500 and tenant TCP must discover the path MTU from
+	# tepd's ICMP "fragmentation needed" (which this test also exercises).
+	if [ "$PMD" = af_packet ]; then
+		veth "$DP" dpund "$PEER" peer0 1600
+		UND=net_af_packet1
+		VDEV_UND="--vdev=net_af_packet1,iface=dpund"
+		U_MTU=1600
+	else
+		UND=net_tap0
+		VDEV_UND="--vdev=net_tap0,iface=tepund$TAG"
+		U_MTU=1500
+	fi
+
+	cat >"$WORK/tepd.conf" <<-CONF
+	# access side: the tenant, in vrf red
+	vrf add red
+	port set net_af_packet0 role access
+	port bind net_af_packet0 vrf red
+	addr add 192.0.2.1/24 dev net_af_packet0
+	# underlay
+	port set $UND role underlay
+	port set $UND mtu $U_MTU
+	addr add $U_TEP/$U_LEN dev $UND
+	tunnel add vx1 type vxlan local $U_TEP remote $U_PEER vni 42 vrf red inner-dmac 02:00:00:00:42:02
+	route add 198.18.0.0/24 vrf red tunnel vx1
+	CONF
+
+	tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
+		--vdev=net_af_packet0,iface=dpacc $VDEV_UND
+	CTL="$TEPCTL -s $WORK/tepd.sock"
+
+	if [ "$PMD" = tap ]; then
+		# The tap's kernel side is the wire to the peer.
+		ip -n "$DP" link set "tepund$TAG" netns "$PEER"
+		ip -n "$PEER" link set "tepund$TAG" name peer0
+		ip -n "$PEER" link set peer0 mtu $U_MTU up
+	fi
+	ip -n "$PEER" addr add "$U_PEER/$U_LEN" dev peer0 $([ "$FAM" = 6 ] && echo nodad)
+	ip -n "$PEER" link add vx0 type vxlan id 42 remote "$U_TEP" local "$U_PEER" \
+		dstport 4789 $([ "$FAM" = 4 ] && echo udpcsum)
+	ip -n "$PEER" link set vx0 address 02:00:00:00:42:02 up
+	ip -n "$PEER" addr add 198.18.0.2/24 dev vx0
+	ip -n "$PEER" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
+	# tepd's overlay MAC for tunnel vx1 (id 0): 02:74:65:70:00:00
+	ip -n "$PEER" neigh add 198.18.0.1 lladdr 02:74:65:70:00:00 dev vx0 nud permanent
+
+}
+
 # Kernel UDP checksum error counters of a namespace (IPv4 + IPv6).
 udp_csum_errors() {
 	ip netns exec "$1" awk '
