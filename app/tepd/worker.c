@@ -204,6 +204,12 @@ classify(struct worker *w, struct rte_mbuf *m)
 		/* Trim Ethernet padding: lengths below follow the IP header. */
 		if (m->pkt_len > 14 + tot)
 			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
+		/* tepd routes unicast only; hosts' multicast chatter (IGMP,
+		 * mDNS, broadcasts) is counted apart from real misses. */
+		if (ip[16] >= 224 || tep_rd32(ip + 16) == 0xffffffff) {
+			drop(w, m, TEP_R_MULTICAST);
+			return 0;
+		}
 		tep_priv(m)->family = 4;
 		return 4;
 	}
@@ -228,6 +234,10 @@ classify(struct worker *w, struct rte_mbuf *m)
 			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
 		if (is_nd(ip, tot)) {
 			punt(w, m, TEP_PUNT_ND);
+			return 0;
+		}
+		if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
+			drop(w, m, TEP_R_MULTICAST);
 			return 0;
 		}
 		tep_priv(m)->family = 6;

@@ -41,6 +41,7 @@
 	X(PUNT_FULL,       "punt_full",       "control-thread queue full") \
 	X(PORT_DOWN,       "port_down",       "port administratively down or without role") \
 	X(NOT_ROUTABLE,    "not_routable",    "not IPv4/IPv6, or no handler for it") \
+	X(MULTICAST,       "multicast",       "multicast or broadcast IP, not routed") \
 	X(LOCAL,           "local",           "for tepd itself, not answered")
 
 enum tep_reason {
