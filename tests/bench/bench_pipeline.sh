@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# The real tepd binary, one worker lcore: an access port net_pcap replaying
+# a pcap from memory (infinite_rx), an underlay port net_null counting what
+# leaves. Mpps from tepd's own counters over fixed intervals (median),
+# beside dpdk-testpmd io forwarding on the same vdevs in the same run.
+#
+#   bench_pipeline.sh [--smoke] [TYPES] [FAMILIES] [SIZES] [MODES]
+#   e.g. bench_pipeline.sh "vxlan geneve fou gue" "4 6" "64 512 1500" "lco full off"
+# Env: BUILD (build dir), ROUTES (default 100000), SECONDS_PER_SAMPLE (2),
+# SAMPLES (3). Prints a table; asserts nothing about speed.
+set -euo pipefail
+
+BUILD=${BUILD:-build}
+TEPD=$BUILD/app/tepd/tepd
+TEPCTL=$BUILD/app/tepctl/tepctl
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=/usr/bin/python3
+SMOKE=0
+if [ "${1:-}" = --smoke ]; then
+	SMOKE=1
+	shift
+fi
+TYPES=${1:-vxlan}
+FAMS=${2:-4}
+SIZES=${3:-64 512 1500}
+MODES=${4:-lco full}
+ROUTES=${ROUTES:-100000}
+DUR=${SECONDS_PER_SAMPLE:-2}
+SAMPLES=${SAMPLES:-3}
+if [ "$SMOKE" = 1 ]; then
+	ROUTES=1000 DUR=1 SAMPLES=1
+fi
+WORK=$(mktemp -d /tmp/tepd-bench.XXXXXX)
+PID=
+cleanup() {
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+EAL="-l 0-1 --no-huge -m 1536 --no-pci --log-level=lib.eal:error"
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# testpmd io forwarding between the same vdevs: the I/O ceiling.
+testpmd_mpps() {	# PCAP
+	local out
+	# testpmd forwards from start-up until SIGINT and prints Tx-pps
+	# every period; start-up time varies, so allow for it.
+	out=$( (sleep $((DUR * (SAMPLES + 2) + 30))) |
+		timeout -s INT $((DUR * (SAMPLES + 2) + 15)) \
+		dpdk-testpmd $EAL --file-prefix "tpb$$" \
+		--vdev "net_pcap0,rx_pcap=$1,infinite_rx=1" \
+		--vdev net_null0,no-rx=1 -- --forward-mode=io \
+		--total-num-mbufs=16384 --stats-period "$DUR" 2>&1 || true)
+	# Tx-pps of port 1 (net_null), skipping the first (warm-up) period.
+	echo "$out" | awk '/NIC statistics for port 1/ { p = 1; next }
+		/NIC statistics for port/ { p = 0 }
+		p && /Tx-pps/ && $2 > 0 { print $2 }' | tail -n +2 | median |
+		awk '{ printf "%.2f", $1 / 1e6 }'
+}
+
+routes_file() {	# N -> file of "route add" lines under 198.18.0.0/15
+	$PY - "$1" >"$WORK/routes.conf" <<'PY'
+import sys
+n = int(sys.argv[1])
+out = []
+for i in range(n):
+    a = 18 + (i >> 16) % 2
+    out.append("route add 198.%d.%d.%d/32 vrf red tunnel t" % (a, (i >> 8) & 255, i & 255))
+print("\n".join(out))
+PY
+}
+
+tepd_mpps() {	# TYPE FAM PCAP MODE -> "mpps load_seconds"
+	local type=$1 fam=$2 pcap=$3 mode=$4 local_ip remote_ip key
+	if [ "$fam" = 4 ]; then
+		local_ip=198.51.100.1 remote_ip=198.51.100.2 plen=24
+	else
+		local_ip=2001:db8:1::1 remote_ip=2001:db8:1::2 plen=64
+	fi
+	case $type in
+	vxlan|geneve) key="vni 42 inner-dmac 02:00:00:00:00:42" ;;
+	gre) key="key 42 inner-dmac 02:00:00:00:00:42" ;;
+	*) key="" ;;
+	esac
+	csum="csum $mode"
+	[ "$type" = gre ] && { [ "$mode" = off ] && csum="" || csum="gre-csum on csum $mode"; }
+	cat >"$WORK/tepd.conf" <<CONF
+vrf add red
+port set net_pcap0 role access
+port bind net_pcap0 vrf red
+addr add 192.0.2.1/24 dev net_pcap0
+port set net_null0 role underlay
+port set net_null0 mtu 9000
+addr add $local_ip/$plen dev net_null0
+neigh add $remote_ip lladdr 02:00:00:00:00:99 dev net_null0
+tunnel add t type $type local $local_ip remote $remote_ip $key vrf red $csum
+route add 198.18.0.0/15 vrf red tunnel t
+CONF
+	cat "$WORK/routes.conf" >>"$WORK/tepd.conf"
+	local t0 t1
+	t0=$(date +%s.%N)
+	$TEPD $EAL --file-prefix "tb$$" --vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" \
+		--vdev net_null0,no-rx=1 -- -s "$WORK/s.sock" -f "$WORK/tepd.conf" \
+		-r $((ROUTES + 1024)) ${CYCLES:+-C} >"$WORK/tepd.log" 2>&1 &
+	PID=$!
+	for _ in $(seq 600); do
+		$TEPCTL -s "$WORK/s.sock" port list >/dev/null 2>&1 && break
+		kill -0 "$PID" 2>/dev/null || { cat "$WORK/tepd.log" >&2; exit 1; }
+		sleep 0.05
+	done
+	t1=$(date +%s.%N)
+	sleep 1
+	local samples=() a b i
+	for i in $(seq "$SAMPLES"); do
+		a=$($TEPCTL -s "$WORK/s.sock" -j stats port net_null0 |
+			$PY -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["tx"])')
+		sleep "$DUR"
+		b=$($TEPCTL -s "$WORK/s.sock" -j stats port net_null0 |
+			$PY -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["tx"])')
+		samples+=("$(( (b - a) / DUR ))")
+	done
+	if [ -n "${CYCLES:-}" ]; then
+		$TEPCTL -s "$WORK/s.sock" stats | grep -A1 'stages' >&2 || true
+	fi
+	kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+	printf '%s %.1f\n' "$(printf '%s\n' "${samples[@]}" | median |
+		awk '{ printf "%.2f", $1 / 1e6 }')" "$(echo "$t1 - $t0" | awk '{print $1 - $3}')"
+}
+
+echo "# tepd pipeline: net_pcap (infinite_rx, 512 flows) -> tepd (1 worker) -> net_null"
+echo "# $ROUTES /32 routes + 1 covering /15 in the VRF; median of $SAMPLES x ${DUR}s"
+echo "# machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+routes_file "$ROUTES"
+printf '%-7s %-4s %5s %-5s %9s %11s %9s %8s\n' type fam bytes csum "tepd_Mpps" \
+	"testpmd_Mpps" "fraction" "load_s"
+for size in $SIZES; do
+	$PY "$HERE/gen_traffic.py" "$size" "$WORK/p$size.pcap"
+	ref=$(testpmd_mpps "$WORK/p$size.pcap")
+	for type in $TYPES; do
+		for fam in $FAMS; do
+			for mode in $MODES; do
+				read -r mpps load < <(tepd_mpps "$type" "$fam" \
+					"$WORK/p$size.pcap" "$mode")
+				frac=$(awk -v a="$mpps" -v b="$ref" \
+					'BEGIN { printf "%.0f%%", b > 0 ? 100 * a / b : 0 }')
+				printf '%-7s %-4s %5s %-5s %9s %11s %9s %8s\n' \
+					"$type" "ipv$fam" "$size" "$mode" "$mpps" \
+					"$ref" "$frac" "$load"
+			done
+		done
+	done
+done
