@@ -63,8 +63,10 @@ setup_memory(uint32_t routes, char *err, size_t errlen)
 	struct tep_rib_conf rc = {
 		.max_routes4 = routes,
 		.max_routes6 = routes,
-		.tbl8_4 = 4096,
-		.tbl8_6 = 4096,
+		/* tbl8 groups hold prefixes longer than /24 (IPv4) or deeper
+		 * levels (IPv6); 2-byte entries cap them at 32767. */
+		.tbl8_4 = RTE_MIN(32767u, RTE_MAX(4096u, routes / 32)),
+		.tbl8_6 = RTE_MIN(32767u, RTE_MAX(4096u, routes / 16)),
 		.socket_id = (int)rte_socket_id(),
 	};
 	unsigned int lc;
