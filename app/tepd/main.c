@@ -57,6 +57,12 @@ usage(const char *prog)
 		prog, TEP_CTL_DEFAULT_SOCKET);
 }
 
+static uint32_t
+tbl8_groups(uint32_t want)
+{
+	return want < 4096 ? 4096 : want > 32767 ? 32767 : want;
+}
+
 static int
 setup_memory(uint32_t routes, char *err, size_t errlen)
 {
@@ -65,8 +71,8 @@ setup_memory(uint32_t routes, char *err, size_t errlen)
 		.max_routes6 = routes,
 		/* tbl8 groups hold prefixes longer than /24 (IPv4) or deeper
 		 * levels (IPv6); 2-byte entries cap them at 32767. */
-		.tbl8_4 = RTE_MIN(32767u, RTE_MAX(4096u, routes / 32)),
-		.tbl8_6 = RTE_MIN(32767u, RTE_MAX(4096u, routes / 16)),
+		.tbl8_4 = tbl8_groups(routes / 32),
+		.tbl8_6 = tbl8_groups(routes / 16),
 		.socket_id = (int)rte_socket_id(),
 	};
 	unsigned int lc;
