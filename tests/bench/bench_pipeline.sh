@@ -146,7 +146,7 @@ for size in $SIZES; do
 				read -r mpps load < <(tepd_mpps "$type" "$fam" \
 					"$WORK/p$size.pcap" "$mode")
 				frac=$(awk -v a="$mpps" -v b="$ref" \
-					'BEGIN { printf "%.0f%%", b > 0 ? 100 * a / b : 0 }')
+					'BEGIN { printf "%.0f%%", (b > 0 ? 100 * a / b : 0) }')
 				printf '%-7s %-4s %5s %-5s %9s %11s %9s %8s\n' \
 					"$type" "ipv$fam" "$size" "$mode" "$mpps" \
 					"$ref" "$frac" "$load"
