@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "tep_proto.h"
+#include "tep_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,43 +49,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();					\
 		}							\
 	} while (0)
-
-static uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Naive RFC 1071 sum in network order, folded, not complemented. */
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint16_t
-ref_phdr(bool v6, const uint8_t *src, const uint8_t *dst, uint8_t proto,
-	 uint32_t len)
-{
-	uint32_t s;
-
-	if (!v6)
-		return ref_sum(src, 4, ref_sum(dst, 4, proto + (len & 0xffff)));
-	s = ref_sum(src, 16, ref_sum(dst, 16, proto));
-	return ref_sum((const uint8_t[4]){ (uint8_t)(len >> 24),
-					    (uint8_t)(len >> 16),
-					    (uint8_t)(len >> 8),
-					    (uint8_t)len }, 4, s);
-}
 
 static void
 check_flow(const uint8_t *p, size_t len, bool eth, enum tep_reason r,
@@ -156,12 +120,12 @@ inner_l4_valid(const uint8_t *p, size_t len, bool eth, const struct tep_flow *f)
 	if (eth) {
 		if (len < 14)
 			return false;
-		et = rd16(p + 12);
+		et = tep_ref_rd16(p + 12);
 		l3 = 14;
 		if (et == TEP_ETH_P_VLAN) {
 			if (len < 18)
 				return false;
-			et = rd16(p + 16);
+			et = tep_ref_rd16(p + 16);
 			l3 = 18;
 		}
 		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6)
@@ -173,13 +137,13 @@ inner_l4_valid(const uint8_t *p, size_t len, bool eth, const struct tep_flow *f)
 		skip_trailer = getenv("FUZZ_FLOW_NO_TRAILER") != NULL;
 	ip = p + l3;
 	if ((ip[0] >> 4) == 4) {
-		size_t ihl = (size_t)(ip[0] & 0x0f) * 4, tot = rd16(ip + 2);
+		size_t ihl = (size_t)(ip[0] & 0x0f) * 4, tot = tep_ref_rd16(ip + 2);
 
 		if (ihl < 20 || tot < ihl || l3 + tot > len)
 			return false;
 		if (skip_trailer && l3 + tot != len)
 			return false;
-		if (rd16(ip + 6) & 0x3fff)	/* MF or an offset */
+		if (tep_ref_rd16(ip + 6) & 0x3fff)	/* MF or an offset */
 			return false;
 		proto = ip[9];
 		l4 = ip + ihl;
@@ -187,14 +151,14 @@ inner_l4_valid(const uint8_t *p, size_t len, bool eth, const struct tep_flow *f)
 		switch (proto) {
 		case 6:
 		case 17:
-			if (proto == 17 && (rlen < 8 || rd16(l4 + 6) == 0))
+			if (proto == 17 && (rlen < 8 || tep_ref_rd16(l4 + 6) == 0))
 				return false;
-			return ref_sum(l4, rlen, ref_phdr(false, ip + 12,
+			return tep_ref_sum(l4, rlen, tep_ref_phdr(false, ip + 12,
 							  ip + 16, proto,
 							  (uint32_t)rlen)) ==
 			       0xffff;
 		case 1:
-			return ref_sum(l4, rlen, 0) == 0xffff;
+			return tep_ref_sum(l4, rlen, 0) == 0xffff;
 		default:
 			return false;
 		}
@@ -202,7 +166,7 @@ inner_l4_valid(const uint8_t *p, size_t len, bool eth, const struct tep_flow *f)
 	if ((ip[0] >> 4) == 6) {
 		if (len < l3 + 40)
 			return false;
-		rlen = rd16(ip + 4);
+		rlen = tep_ref_rd16(ip + 4);
 		proto = ip[6];
 		if (l3 + 40 + rlen > len)
 			return false;
@@ -210,7 +174,7 @@ inner_l4_valid(const uint8_t *p, size_t len, bool eth, const struct tep_flow *f)
 			return false;
 		if (proto != 6 && proto != 17 && proto != 58)
 			return false;
-		return ref_sum(ip + 40, rlen, ref_phdr(true, ip + 8, ip + 24,
+		return tep_ref_sum(ip + 40, rlen, tep_ref_phdr(true, ip + 8, ip + 24,
 						       proto, (uint32_t)rlen)) ==
 		       0xffff;
 	}
@@ -292,13 +256,13 @@ encap_and_check(const uint8_t *pkt, size_t len, uint8_t ctl,
 	CHECK(l4 == l2 + t.l3_len && l4 < t.len);
 	l4len = olen - l4;
 	if (!v6) {
-		CHECK(ref_sum(out + l2, 20, 0) == 0xffff);
-		CHECK(rd16(out + l2 + 2) == olen - l2);
+		CHECK(tep_ref_sum(out + l2, 20, 0) == 0xffff);
+		CHECK(tep_ref_rd16(out + l2 + 2) == olen - l2);
 		CHECK(out[l2 + 9] == (p.type == TEP_TUN_GRE ? 47 : 17));
 		if ((f->tos & 3) != 3)	/* CE: see the golden vectors */
 			CHECK(out[l2 + 1] == (f->tos & 3));
 	} else {
-		CHECK(rd16(out + l2 + 4) == l4len);
+		CHECK(tep_ref_rd16(out + l2 + 4) == l4len);
 		CHECK(out[l2 + 6] == (p.type == TEP_TUN_GRE ? 47 : 17));
 		if ((f->tos & 3) != 3)
 			CHECK((uint8_t)((out[l2] & 0x0f) << 4 | out[l2 + 1] >> 4) ==
@@ -307,20 +271,20 @@ encap_and_check(const uint8_t *pkt, size_t len, uint8_t ctl,
 	must_verify = rc == TEP_OCSUM_FULL ||
 		      inner_l4_valid(pkt, len, eth, f);
 	if (p.type == TEP_TUN_GRE) {
-		if (must_verify && ref_sum(out + l4, l4len, 0) != 0xffff) {
+		if (must_verify && tep_ref_sum(out + l4, l4len, 0) != 0xffff) {
 			fprintf(stderr, "GRE checksum wrong (ocsum %d)\n", rc);
 			CHECK(!"outer GRE checksum does not verify");
 		}
 	} else {
-		uint16_t ph = ref_phdr(v6, out + l2 + (v6 ? 8 : 12),
+		uint16_t ph = tep_ref_phdr(v6, out + l2 + (v6 ? 8 : 12),
 				       out + l2 + (v6 ? 24 : 16), 17,
 				       (uint32_t)l4len);
 
-		CHECK(rd16(out + l4 + 4) == (l4len & 0xffff));
-		CHECK(rd16(out + l4 + 6) != 0);
-		if (must_verify && ref_sum(out + l4, l4len, ph) != 0xffff) {
+		CHECK(tep_ref_rd16(out + l4 + 4) == (l4len & 0xffff));
+		CHECK(tep_ref_rd16(out + l4 + 6) != 0);
+		if (must_verify && tep_ref_sum(out + l4, l4len, ph) != 0xffff) {
 			fprintf(stderr, "UDP checksum %04x wrong (ocsum %d)\n",
-				rd16(out + l4 + 6), rc);
+				tep_ref_rd16(out + l4 + 6), rc);
 			CHECK(!"outer UDP checksum does not verify");
 		}
 	}

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "tep_proto.h"
+#include "tep_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -45,28 +46,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();					\
 		}							\
 	} while (0)
-
-static uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Naive RFC 1071 sum in network order, folded, not complemented. */
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
 
 static bool
 oc_equal(uint16_t a, uint16_t b)
@@ -84,11 +63,11 @@ fix_outer_csums(uint8_t *b, size_t len)
 
 	if (len < 14)
 		return;
-	et = rd16(b + 12);
+	et = tep_ref_rd16(b + 12);
 	if (et == TEP_ETH_P_VLAN) {
 		if (len < 18)
 			return;
-		et = rd16(b + 16);
+		et = tep_ref_rd16(b + 16);
 		l2 = 18;
 	}
 	ip = b + l2;
@@ -101,7 +80,7 @@ fix_outer_csums(uint8_t *b, size_t len)
 		if (ihl < 20 || len < l2 + ihl)
 			return;
 		ip[10] = ip[11] = 0;
-		ck = (uint16_t)~ref_sum(ip, ihl, 0);
+		ck = (uint16_t)~tep_ref_sum(ip, ihl, 0);
 		ip[10] = (uint8_t)(ck >> 8);
 		ip[11] = (uint8_t)ck;
 		if (ip[9] != 17)
@@ -118,15 +97,15 @@ fix_outer_csums(uint8_t *b, size_t len)
 	}
 	if (len < l4 + 8)
 		return;
-	ulen = rd16(b + l4 + 4);
+	ulen = tep_ref_rd16(b + l4 + 4);
 	if (ulen < 8 || l4 + ulen > len)
 		return;
 	b[l4 + 6] = b[l4 + 7] = 0;
 	if (et == TEP_ETH_P_IPV4)
-		ck = ref_sum(ph, 8, 17 + (uint32_t)ulen);
+		ck = tep_ref_sum(ph, 8, 17 + (uint32_t)ulen);
 	else
-		ck = ref_sum(ph, 32, 17 + (uint32_t)ulen);
-	ck = (uint16_t)~ref_sum(b + l4, ulen, ck);
+		ck = tep_ref_sum(ph, 32, 17 + (uint32_t)ulen);
+	ck = (uint16_t)~tep_ref_sum(b + l4, ulen, ck);
 	if (ck == 0)
 		ck = 0xffff;
 	b[l4 + 6] = (uint8_t)(ck >> 8);
@@ -192,8 +171,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (d.csum_verified && d.rco_offset >= d.rco_start &&
 	    (d.rco_offset - d.rco_start) % 2 == 0) {
 		size_t start = (size_t)d.inner_off + d.rco_start;
-		uint16_t seed = rd16(buf + field);
-		uint16_t got = ref_sum(cp + start, end - start, 0);
+		uint16_t seed = tep_ref_rd16(buf + field);
+		uint16_t got = tep_ref_sum(cp + start, end - start, 0);
 
 		if (!oc_equal(got, (uint16_t)~seed)) {
 			fprintf(stderr, "RCO: region sums to %04x, want ~%04x "

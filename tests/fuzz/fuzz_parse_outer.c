@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "tep_proto.h"
+#include "tep_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,43 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();					\
 		}							\
 	} while (0)
-
-static uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Naive RFC 1071 sum in network order, folded, not complemented. */
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint16_t
-ref_phdr(bool v6, const uint8_t *src, const uint8_t *dst, uint8_t proto,
-	 uint32_t len)
-{
-	uint32_t s;
-
-	if (!v6)
-		return ref_sum(src, 4, ref_sum(dst, 4, proto + (len & 0xffff)));
-	s = ref_sum(src, 16, ref_sum(dst, 16, proto));
-	return ref_sum((const uint8_t[4]){ (uint8_t)(len >> 24),
-					    (uint8_t)(len >> 16),
-					    (uint8_t)(len >> 8),
-					    (uint8_t)len }, 4, s);
-}
 
 static void
 check_outer(const uint8_t *buf, size_t len, unsigned int flags,
@@ -93,16 +57,16 @@ check_outer(const uint8_t *buf, size_t len, unsigned int flags,
 		CHECK(l3 >= 20 && l3 <= 60 && l3 % 4 == 0);
 		CHECK((buf[l2] >> 4) == 4);
 		/* Always verified. */
-		CHECK(ref_sum(buf + l2, l3, 0) == 0xffff);
+		CHECK(tep_ref_sum(buf + l2, l3, 0) == 0xffff);
 		CHECK(buf[l2 + 9] == d->l4_proto);
 		CHECK(d->ttl == buf[l2 + 8] && d->tos == buf[l2 + 1]);
-		ip_end = l2 + rd16(buf + l2 + 2);
+		ip_end = l2 + tep_ref_rd16(buf + l2 + 2);
 	} else {
 		CHECK(l3 >= 40);
 		CHECK((buf[l2] >> 4) == 6);
 		CHECK(d->ttl == buf[l2 + 7]);
 		CHECK(d->tos == (uint8_t)((buf[l2] & 0x0f) << 4 | buf[l2 + 1] >> 4));
-		ip_end = l2 + 40 + rd16(buf + l2 + 4);
+		ip_end = l2 + 40 + tep_ref_rd16(buf + l2 + 4);
 	}
 	CHECK(ip_end <= len);
 	CHECK((size_t)d->l4_off + d->l4_len <= ip_end);
@@ -110,20 +74,20 @@ check_outer(const uint8_t *buf, size_t len, unsigned int flags,
 		uint16_t field;
 
 		CHECK(d->l4_len >= 8);
-		CHECK(d->l4_len == rd16(buf + l4 + 4));
-		CHECK(d->sport == rd16(buf + l4) && d->dport == rd16(buf + l4 + 2));
-		field = rd16(buf + l4 + 6);
+		CHECK(d->l4_len == tep_ref_rd16(buf + l4 + 4));
+		CHECK(d->sport == tep_ref_rd16(buf + l4) && d->dport == tep_ref_rd16(buf + l4 + 2));
+		field = tep_ref_rd16(buf + l4 + 6);
 		CHECK(d->csum_present == (field != 0));
 		if (d->outer_v6 && field == 0)
 			CHECK(flags & TEP_PARSE_ZERO_CSUM6);
 		if ((flags & TEP_PARSE_VERIFY_CSUM) && field != 0)
 			CHECK(d->csum_verified);
 		if (d->csum_verified) {
-			uint16_t ph = ref_phdr(d->outer_v6, buf + d->src_off,
+			uint16_t ph = tep_ref_phdr(d->outer_v6, buf + d->src_off,
 					       buf + d->dst_off, 17, d->l4_len);
 
 			CHECK(flags & TEP_PARSE_VERIFY_CSUM);
-			CHECK(ref_sum(buf + l4, d->l4_len, ph) == 0xffff);
+			CHECK(tep_ref_sum(buf + l4, d->l4_len, ph) == 0xffff);
 		}
 	}
 }
@@ -245,7 +209,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(d.type == TEP_TUN_GRE && d.tun_off == d.l4_off);
 		if (d.csum_verified) {
 			CHECK(flags & TEP_PARSE_VERIFY_CSUM);
-			CHECK(ref_sum(buf + d.l4_off, d.l4_len, 0) == 0xffff);
+			CHECK(tep_ref_sum(buf + d.l4_off, d.l4_len, 0) == 0xffff);
 		}
 	} else {
 		static const uint8_t types[] = { TEP_TUN_VXLAN, TEP_TUN_GENEVE,

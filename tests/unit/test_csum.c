@@ -24,37 +24,9 @@
 
 #include "tep_csum.h"
 #include "tep_csum_mbuf.h"
+#include "tep_ref.h"
 
 /* ---- independent reference ------------------------------------------- */
-
-/* RFC 1071 section 4.1, in network order, returning the folded sum. */
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint16_t
-rd16be(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void
-wr16be(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
 
 /* A library value (memory order) as the two wire bytes read big-endian. */
 static uint16_t
@@ -63,37 +35,13 @@ mem_to_be(uint16_t memval)
 	uint8_t b[2];
 
 	memcpy(b, &memval, 2);
-	return rd16be(b);
+	return tep_ref_rd16(b);
 }
 
 static void
 wr16mem(uint8_t *p, uint16_t memval)
 {
 	memcpy(p, &memval, 2);
-}
-
-/* Pseudo-header bytes laid out as on the wire (RFC 768, RFC 8200 8.1). */
-static size_t
-ref_phdr(uint8_t *out, int v6, const uint8_t *src, const uint8_t *dst,
-	 uint8_t proto, uint32_t len)
-{
-	if (!v6) {
-		memcpy(out, src, 4);
-		memcpy(out + 4, dst, 4);
-		out[8] = 0;
-		out[9] = proto;
-		wr16be(out + 10, (uint16_t)len);
-		return 12;
-	}
-	memcpy(out, src, 16);
-	memcpy(out + 16, dst, 16);
-	out[32] = len >> 24;
-	out[33] = (len >> 16) & 0xff;
-	out[34] = (len >> 8) & 0xff;
-	out[35] = len & 0xff;
-	out[36] = out[37] = out[38] = 0;
-	out[39] = proto;
-	return 40;
 }
 
 /* ---- deterministic PRNG (xorshift64*), seeded so failures replay ------ */
@@ -162,10 +110,10 @@ test_sum_edges(void **state)
 	memset(ff, 0xff, sizeof(ff));
 	assert_int_equal(mem_to_be(tep_csum_fold(tep_csum_partial(ff,
 							sizeof(ff), 0))),
-			 ref_sum(ff, sizeof(ff), 0));
+			 tep_ref_sum(ff, sizeof(ff), 0));
 	assert_int_equal(mem_to_be(tep_csum_fold(tep_csum_partial(ff,
 							sizeof(ff) - 1, 0))),
-			 ref_sum(ff, sizeof(ff) - 1, 0));
+			 tep_ref_sum(ff, sizeof(ff) - 1, 0));
 	/* The start value is carried in. */
 	assert_int_equal(tep_csum_fold(tep_csum_partial(zeros, 10, 0xffffffff)),
 			 0xffff);
@@ -189,7 +137,7 @@ test_partial_random(void **state)
 		got = tep_csum_fold(tep_csum_partial(buf + align, len, start));
 		/* start is a memory-order partial sum: fold it, then read it
 		 * as wire bytes for the reference. */
-		want = ref_sum(buf + align, len,
+		want = tep_ref_sum(buf + align, len,
 			       mem_to_be(tep_csum_fold(start)));
 		if (mem_to_be(got) != want && !(mem_to_be(got) == 0xffff &&
 						want == 0) &&
@@ -219,11 +167,11 @@ test_phdr_random(void **state)
 
 		rnd_fill(src, 16);
 		rnd_fill(dst, 16);
-		n = ref_phdr(ph, v6, src, dst, proto, len);
+		n = tep_ref_phdr_bytes(ph, v6, src, dst, proto, len);
 		lib = v6 ? tep_ipv6_phdr_sum(src, dst, proto, len) :
 			   tep_ipv4_phdr_sum(src, dst, proto, (uint16_t)len);
 		assert_int_equal(mem_to_be(tep_csum_fold(lib)),
-				 ref_sum(ph, n, 0));
+				 tep_ref_sum(ph, n, 0));
 	}
 }
 
@@ -258,27 +206,27 @@ test_rfc1624(void **state)
 		h[0] = 0x40 | (uint8_t)(ihl / 4);
 		if (h[8] == 0)
 			h[8] = 1;
-		wr16be(h + 10, 0);
-		wr16be(h + 10, (uint16_t)~ref_sum(h, ihl, 0));
+		tep_ref_wr16(h + 10, 0);
+		tep_ref_wr16(h + 10, (uint16_t)~tep_ref_sum(h, ihl, 0));
 
 		memcpy(&old16, h + 8, 2);
 		h[8]--;
 		memcpy(&new16, h + 8, 2);
 		memcpy(&ck, h + 10, 2);
 		wr16mem(h + 10, tep_csum_replace16(ck, old16, new16));
-		assert_int_equal(ref_sum(h, ihl, 0), 0xffff);
+		assert_int_equal(tep_ref_sum(h, ihl, 0), 0xffff);
 
 		memcpy(&old32, h + 12, 4);
 		rnd_fill(h + 12, 4);
 		memcpy(&new32, h + 12, 4);
 		memcpy(&ck, h + 10, 2);
 		wr16mem(h + 10, tep_csum_replace32(ck, old32, new32));
-		assert_int_equal(ref_sum(h, ihl, 0), 0xffff);
+		assert_int_equal(tep_ref_sum(h, ihl, 0), 0xffff);
 
 		/* and the header builder's full sum */
-		wr16be(h + 10, 0);
+		tep_ref_wr16(h + 10, 0);
 		wr16mem(h + 10, tep_ipv4_hdr_csum(h, ihl));
-		assert_int_equal(ref_sum(h, ihl, 0), 0xffff);
+		assert_int_equal(tep_ref_sum(h, ihl, 0), 0xffff);
 	}
 }
 
@@ -332,7 +280,7 @@ test_mbuf_chain_random(void **state)
 		len = rnd_below(total - off + 1);
 		assert_int_equal(tep_csum_mbuf(&segs[0], off, len, &sum), 0);
 		assert_int_equal(mem_to_be(tep_csum_fold(sum)) % 0xffff,
-				 ref_sum(flat + off, len, 0) % 0xffff);
+				 tep_ref_sum(flat + off, len, 0) % 0xffff);
 		/* Asking for more than the chain holds fails cleanly. */
 		sum = 0;
 		assert_int_equal(tep_csum_mbuf(&segs[0], off,
@@ -387,25 +335,25 @@ lco_make_case(struct lco_case *c)
 	if ((rnd() & 15) == 0)
 		memset(p + c->csum_start + l4h, 0, pay);
 
-	wr16be(p + 4, (uint16_t)c->udp_len);
-	wr16be(p + 6, 0);
+	tep_ref_wr16(p + 4, (uint16_t)c->udp_len);
+	tep_ref_wr16(p + 6, 0);
 	if (!in6) {
 		p[ip] = 0x40 | (uint8_t)(ihl / 4);
-		wr16be(p + ip + 2, (uint16_t)(ihl + l4len));
+		tep_ref_wr16(p + ip + 2, (uint16_t)(ihl + l4len));
 		p[ip + 9] = proto;
 	} else {
 		p[ip] = 0x60;
-		wr16be(p + ip + 4, (uint16_t)l4len);
+		tep_ref_wr16(p + ip + 4, (uint16_t)l4len);
 		p[ip + 6] = proto;
 	}
 	if (kind == IN_UDP)
-		wr16be(p + c->csum_start + 4, (uint16_t)l4len);
+		tep_ref_wr16(p + c->csum_start + 4, (uint16_t)l4len);
 	if (kind == IN_TCP)
 		p[c->csum_start + 12] = (uint8_t)((l4h / 4) << 4);
 
 	rnd_fill(osrc, 16);
 	rnd_fill(odst, 16);
-	c->ph_out_len = ref_phdr(c->ph_out, out6, osrc, odst, 17,
+	c->ph_out_len = tep_ref_phdr_bytes(c->ph_out, out6, osrc, odst, 17,
 				 (uint32_t)c->udp_len);
 	c->lib_outer_phdr = out6 ?
 		tep_ipv6_phdr_sum(osrc, odst, 17, (uint32_t)c->udp_len) :
@@ -418,7 +366,7 @@ lco_make_case(struct lco_case *c)
 		const uint8_t *s = p + ip + (in6 ? 8 : 12);
 		const uint8_t *d = p + ip + (in6 ? 24 : 16);
 
-		c->ph_in_len = ref_phdr(c->ph_in, in6, s, d, proto,
+		c->ph_in_len = tep_ref_phdr_bytes(c->ph_in, in6, s, d, proto,
 					(uint32_t)l4len);
 		c->lib_inner_phdr = in6 ?
 			tep_ipv6_phdr_sum(s, d, proto, (uint32_t)l4len) :
@@ -434,11 +382,11 @@ ref_fill_inner(struct lco_case *c)
 	size_t l4len = c->udp_len - c->csum_start;
 	uint16_t ck;
 
-	wr16be(l4 + c->csum_off, 0);
-	ck = (uint16_t)~ref_sum(l4, l4len, ref_sum(c->ph_in, c->ph_in_len, 0));
+	tep_ref_wr16(l4 + c->csum_off, 0);
+	ck = (uint16_t)~tep_ref_sum(l4, l4len, tep_ref_sum(c->ph_in, c->ph_in_len, 0));
 	if (c->inner_udp && ck == 0)
 		ck = 0xffff;
-	wr16be(l4 + c->csum_off, ck);
+	tep_ref_wr16(l4 + c->csum_off, ck);
 }
 
 /* The outer UDP checksum computed over the whole datagram, by reference. */
@@ -449,9 +397,9 @@ ref_outer(struct lco_case *c)
 	uint16_t ck;
 
 	memcpy(save, c->pkt + 6, 2);
-	wr16be(c->pkt + 6, 0);
-	ck = (uint16_t)~ref_sum(c->pkt, c->udp_len,
-				ref_sum(c->ph_out, c->ph_out_len, 0));
+	tep_ref_wr16(c->pkt + 6, 0);
+	ck = (uint16_t)~tep_ref_sum(c->pkt, c->udp_len,
+				tep_ref_sum(c->ph_out, c->ph_out_len, 0));
 	memcpy(c->pkt + 6, save, 2);
 	return ck == 0 ? 0xffff : ck;
 }
@@ -471,9 +419,9 @@ test_lco_random(void **state)
 
 		/* Pending: the inner field holds the seed a NIC (or
 		 * rte_eth_tx_prepare) leaves, the pseudo-header sum. */
-		wr16be(c.pkt + c.csum_start + c.csum_off,
-		       ref_sum(c.ph_in, c.ph_in_len, 0));
-		wr16be(c.pkt + 6, 0);
+		tep_ref_wr16(c.pkt + c.csum_start + c.csum_off,
+		       tep_ref_sum(c.ph_in, c.ph_in_len, 0));
+		tep_ref_wr16(c.pkt + 6, 0);
 		lco = tep_lco_udp_csum_pending(c.lib_outer_phdr, c.pkt,
 					       c.csum_start, c.csum_off);
 		ref_fill_inner(&c);	/* "the NIC fills it in" */
@@ -496,8 +444,8 @@ test_lco_random(void **state)
 				 want);
 		/* The finished datagram verifies (sum with phdr == -0). */
 		wr16mem(c.pkt + 6, lco);
-		assert_int_equal(ref_sum(c.pkt, c.udp_len,
-					 ref_sum(c.ph_out, c.ph_out_len, 0)),
+		assert_int_equal(tep_ref_sum(c.pkt, c.udp_len,
+					 tep_ref_sum(c.ph_out, c.ph_out_len, 0)),
 				 0xffff);
 	}
 	/* The generator must really have exercised odd csum_start. */
@@ -521,13 +469,13 @@ test_lco_zero_becomes_ffff(void **state)
 		ref_fill_inner(&c);
 		/* Tune the word at offset 8 (inside the tunnel header) so
 		 * the whole datagram plus phdr sums to exactly 0xffff. */
-		wr16be(c.pkt + 6, 0);
-		wr16be(c.pkt + 8, 0);
-		s = ref_sum(c.pkt, c.udp_len,
-			    ref_sum(c.ph_out, c.ph_out_len, 0));
-		wr16be(c.pkt + 8, (uint16_t)(0xffff - s));
-		assert_int_equal(ref_sum(c.pkt, c.udp_len,
-					 ref_sum(c.ph_out, c.ph_out_len, 0)),
+		tep_ref_wr16(c.pkt + 6, 0);
+		tep_ref_wr16(c.pkt + 8, 0);
+		s = tep_ref_sum(c.pkt, c.udp_len,
+			    tep_ref_sum(c.ph_out, c.ph_out_len, 0));
+		tep_ref_wr16(c.pkt + 8, (uint16_t)(0xffff - s));
+		assert_int_equal(tep_ref_sum(c.pkt, c.udp_len,
+					 tep_ref_sum(c.ph_out, c.ph_out_len, 0)),
 				 0xffff);
 		lco = tep_lco_udp_csum_complete(c.lib_outer_phdr, c.pkt,
 						c.csum_start, c.lib_inner_phdr);
@@ -553,10 +501,10 @@ test_lco_gre(void **state)
 		lco_make_case(&c);
 		ref_fill_inner(&c);
 		/* Treat pkt[0..) as a GRE header + payload, csum at 4. */
-		wr16be(c.pkt + 4, 0);
+		tep_ref_wr16(c.pkt + 4, 0);
 		lco = tep_lco_csum(0, c.pkt, c.csum_start,
 				   tep_csum_fold(c.lib_inner_phdr));
-		want = (uint16_t)~ref_sum(c.pkt, c.udp_len, 0);
+		want = (uint16_t)~tep_ref_sum(c.pkt, c.udp_len, 0);
 		assert_int_equal(mem_to_be(lco), want);
 	}
 }

@@ -22,58 +22,18 @@
 #include <cmocka.h>
 
 #include "tep_proto.h"
+#include "tep_ref.h"
 
 /* ---- independent reference ------------------------------------------- */
 
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint16_t
-be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-/* Pseudo-header sum of an IP header at ip for L4 length/proto. */
+/* Pseudo-header sum of the IP header at ip for an L4 length/proto. */
 static uint16_t
 ref_phdr(const uint8_t *ip, uint8_t proto, uint32_t l4len)
 {
-	uint8_t ph[40];
+	bool v6 = (ip[0] >> 4) == 6;
 
-	if ((ip[0] >> 4) == 4) {
-		memcpy(ph, ip + 12, 8);
-		ph[8] = 0;
-		ph[9] = proto;
-		put16(ph + 10, (uint16_t)l4len);
-		return ref_sum(ph, 12, 0);
-	}
-	memcpy(ph, ip + 8, 32);
-	ph[32] = l4len >> 24;
-	ph[33] = (l4len >> 16) & 0xff;
-	ph[34] = (l4len >> 8) & 0xff;
-	ph[35] = l4len & 0xff;
-	ph[36] = ph[37] = ph[38] = 0;
-	ph[39] = proto;
-	return ref_sum(ph, 40, 0);
+	return tep_ref_phdr(v6, ip + (v6 ? 8 : 12), ip + (v6 ? 24 : 16), proto,
+			    l4len);
 }
 
 static uint64_t rng = 0x70726f746f746570ull;
@@ -113,19 +73,19 @@ make_inner(uint8_t *p, int eth, int v6, int kind, int pending)
 	for (i = 0; i < l2 + ihl + l4len; i++)
 		p[i] = (uint8_t)rnd();
 	if (eth)
-		put16(p + 12, v6 ? 0x86dd : 0x0800);
+		tep_ref_wr16(p + 12, v6 ? 0x86dd : 0x0800);
 	if (!v6) {
 		ip[0] = 0x45;
 		ip[1] = (uint8_t)rnd();
-		put16(ip + 2, (uint16_t)(ihl + l4len));
-		put16(ip + 6, 0x4000);
+		tep_ref_wr16(ip + 2, (uint16_t)(ihl + l4len));
+		tep_ref_wr16(ip + 6, 0x4000);
 		ip[8] = 64;
 		ip[9] = proto;
-		put16(ip + 10, 0);
-		put16(ip + 10, (uint16_t)~ref_sum(ip, 20, 0));
+		tep_ref_wr16(ip + 10, 0);
+		tep_ref_wr16(ip + 10, (uint16_t)~tep_ref_sum(ip, 20, 0));
 	} else {
 		ip[0] = 0x60 | (rnd() & 0xf);
-		put16(ip + 4, (uint16_t)l4len);
+		tep_ref_wr16(ip + 4, (uint16_t)l4len);
 		ip[6] = proto;
 		ip[7] = 64;
 	}
@@ -133,8 +93,8 @@ make_inner(uint8_t *p, int eth, int v6, int kind, int pending)
 	if (kind == K_TCP)
 		l4[12] = 5 << 4;
 	if (kind == K_UDP)
-		put16(l4 + 4, (uint16_t)l4len);
-	put16(l4 + coff, 0);
+		tep_ref_wr16(l4 + 4, (uint16_t)l4len);
+	tep_ref_wr16(l4 + coff, 0);
 	if (kind == K_SCTP)
 		return l2 + ihl + l4len;	/* CRC32c: not our business */
 	{
@@ -142,13 +102,13 @@ make_inner(uint8_t *p, int eth, int v6, int kind, int pending)
 			      ref_phdr(ip, proto, (uint32_t)l4len);
 
 		if (pending) {
-			put16(l4 + coff, ph);	/* the seed a NIC expects */
+			tep_ref_wr16(l4 + coff, ph);	/* the seed a NIC expects */
 		} else {
-			uint16_t ck = (uint16_t)~ref_sum(l4, l4len, ph);
+			uint16_t ck = (uint16_t)~tep_ref_sum(l4, l4len, ph);
 
 			if (kind == K_UDP && ck == 0)
 				ck = 0xffff;
-			put16(l4 + coff, ck);
+			tep_ref_wr16(l4 + coff, ck);
 		}
 	}
 	return l2 + ihl + l4len;
@@ -165,11 +125,11 @@ ref_complete_inner(uint8_t *p, int eth, const struct tep_flow *f)
 	(void)eth;
 	ph = f->l4.kind == TEP_L4_ICMP ? 0 : ref_phdr(ip, f->l4_proto,
 						      (uint32_t)l4len);
-	put16(l4 + f->l4.csum_offset, 0);
-	ck = (uint16_t)~ref_sum(l4, l4len, ph);
+	tep_ref_wr16(l4 + f->l4.csum_offset, 0);
+	ck = (uint16_t)~tep_ref_sum(l4, l4len, ph);
 	if (f->l4.kind == TEP_L4_UDP && ck == 0)
 		ck = 0xffff;
-	put16(l4 + f->l4.csum_offset, ck);
+	tep_ref_wr16(l4 + f->l4.csum_offset, ck);
 }
 
 static void
@@ -228,14 +188,14 @@ ref_check_outer(const uint8_t *pkt, size_t len, const struct tep_encap_tmpl *t)
 	size_t l4len = len - t->l4_off;
 
 	if (!t->outer_v6)
-		assert_int_equal(ref_sum(ip, 20, 0), 0xffff);
+		assert_int_equal(tep_ref_sum(ip, 20, 0), 0xffff);
 	if (t->type == TEP_TUN_GRE) {
-		assert_int_equal(ref_sum(l4, l4len, 0), 0xffff);
+		assert_int_equal(tep_ref_sum(l4, l4len, 0), 0xffff);
 		return;
 	}
-	assert_int_equal(be16(l4 + 4), l4len);
-	assert_int_not_equal(be16(l4 + 6), 0);
-	assert_int_equal(ref_sum(l4, l4len, ref_phdr(ip, 17, (uint32_t)l4len)),
+	assert_int_equal(tep_ref_rd16(l4 + 4), l4len);
+	assert_int_not_equal(tep_ref_rd16(l4 + 6), 0);
+	assert_int_equal(tep_ref_sum(l4, l4len, ref_phdr(ip, 17, (uint32_t)l4len)),
 			 0xffff);
 }
 
@@ -398,7 +358,7 @@ test_gue_rco_roundtrip(void **state)
 			uint16_t ph = f.l4.kind == TEP_L4_ICMP ? 0 :
 				ref_phdr(buf + t.len, f.l4_proto,
 					 f.ip_len - f.l3_len);
-			uint16_t s = ref_sum(l4, f.ip_len - f.l3_len, ph);
+			uint16_t s = tep_ref_sum(l4, f.ip_len - f.l3_len, ph);
 
 			assert_true(s == 0xffff || s == 0);
 		}
@@ -422,10 +382,10 @@ test_gue_rco_roundtrip(void **state)
 		if (i == 0) {
 			uint8_t *rco = buf + t.l4_off + 8 + 8;
 
-			put16(rco + 2, (uint16_t)(ilen - 1));
+			tep_ref_wr16(rco + 2, (uint16_t)(ilen - 1));
 			assert_int_equal(parse_all(buf, t.len + ilen, 0, &d,
 						   TEP_TUN_GUE), TEP_R_BAD_RCO);
-			put16(rco + 2, 0);	/* before the start */
+			tep_ref_wr16(rco + 2, 0);	/* before the start */
 			assert_int_equal(parse_all(buf, t.len + ilen, 0, &d,
 						   TEP_TUN_GUE), TEP_R_BAD_RCO);
 		}
@@ -510,11 +470,11 @@ test_refusals(void **state)
 	p.csum = TEP_CSUM_OFF;
 	assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
 	assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_NONE);
-	assert_int_equal(be16(buf + t.l4_off + 6), 0);
+	assert_int_equal(tep_ref_rd16(buf + t.l4_off + 6), 0);
 	p.csum = TEP_CSUM_OFFLOAD;
 	assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
 	assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_HW);
-	assert_int_equal(be16(buf + t.l4_off + 6),
+	assert_int_equal(tep_ref_rd16(buf + t.l4_off + 6),
 			 ref_phdr(buf + t.l2_len, 17, 8 + 8 + (uint32_t)ilen));
 }
 
@@ -528,12 +488,12 @@ test_flow_kinds(void **state)
 	(void)state;
 
 	ilen = make_inner(buf, 0, 0, K_UDP, 0);
-	put16(buf + 20 + 6, 0);		/* IPv4 UDP without checksum */
+	tep_ref_wr16(buf + 20 + 6, 0);		/* IPv4 UDP without checksum */
 	assert_int_equal(tep_flow_parse(buf, ilen, 0, &f), TEP_R_OK);
 	assert_int_equal(f.l4.kind, TEP_L4_NONE);
 
 	ilen = make_inner(buf, 0, 0, K_TCP, 0);
-	put16(buf + 6, 0x2000);		/* MF: a first fragment */
+	tep_ref_wr16(buf + 6, 0x2000);		/* MF: a first fragment */
 	assert_int_equal(tep_flow_parse(buf, ilen, 0, &f), TEP_R_OK);
 	assert_int_equal(f.l4.kind, TEP_L4_NONE);
 
@@ -756,7 +716,7 @@ test_special_outer(void **state)
 
 	/* IPv6 UDP checksum 0: refused unless RFC 6935 mode is on. */
 	pkt = valid_packet(TEP_TUN_VXLAN, 1, &len, &t);
-	put16(pkt + 54 + 6, 0);
+	tep_ref_wr16(pkt + 54 + 6, 0);
 	assert_int_equal(tep_parse_outer(pkt, len, 0, &d),
 			 TEP_R_ZERO_UDP6_CSUM);
 	assert_int_equal(tep_parse_outer(pkt, len, TEP_PARSE_ZERO_CSUM6, &d),
@@ -788,15 +748,15 @@ test_special_outer(void **state)
 
 	/* IPv4 total length shorter than its own header. */
 	pkt = valid_packet(TEP_TUN_VXLAN, 0, &len, &t);
-	put16(pkt + 14 + 2, 19);
+	tep_ref_wr16(pkt + 14 + 2, 19);
 	assert_int_equal(tep_parse_outer(pkt, len, 0, &d), TEP_R_BAD_LENGTH);
 	free(pkt);
 
 	/* IPv4 fragment: dropped by name (header checksum fixed up). */
 	pkt = valid_packet(TEP_TUN_VXLAN, 0, &len, &t);
-	put16(pkt + 14 + 6, 0x2000);
-	put16(pkt + 14 + 10, 0);
-	put16(pkt + 14 + 10, (uint16_t)~ref_sum(pkt + 14, 20, 0));
+	tep_ref_wr16(pkt + 14 + 6, 0x2000);
+	tep_ref_wr16(pkt + 14 + 10, 0);
+	tep_ref_wr16(pkt + 14 + 10, (uint16_t)~tep_ref_sum(pkt + 14, 20, 0));
 	assert_int_equal(tep_parse_outer(pkt, len, 0, &d), TEP_R_FRAGMENT);
 	free(pkt);
 

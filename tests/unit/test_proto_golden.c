@@ -38,6 +38,7 @@
 #include "tep_proto.h"
 
 #include "../golden/golden_vectors.h"
+#include "tep_ref.h"
 
 static const uint8_t out_smac[6] = GOLDEN_OUT_SMAC;
 static const uint8_t out_dmac[6] = GOLDEN_OUT_DMAC;
@@ -48,35 +49,6 @@ static const uint8_t out6_dst[16] = GOLDEN_OUT6_DST;
 
 /* ---- independent reference ------------------------------------------- */
 
-/* RFC 1071 in network order, folded, not complemented. */
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint16_t
-rd16be(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void
-wr16be(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* A library value (memory order) as the two wire bytes read big-endian. */
 static uint16_t
 mem_to_be(uint16_t memval)
@@ -84,7 +56,7 @@ mem_to_be(uint16_t memval)
 	uint8_t b[2];
 
 	memcpy(b, &memval, 2);
-	return rd16be(b);
+	return tep_ref_rd16(b);
 }
 
 /* Ones-complement equality: 0 and 0xffff are both zero. */
@@ -92,32 +64,6 @@ static int
 oc_equal(uint16_t a, uint16_t b)
 {
 	return a == b || (a == 0 && b == 0xffff) || (a == 0xffff && b == 0);
-}
-
-/* Pseudo-header sum (RFC 768, RFC 8200 8.1), folded, not complemented. */
-static uint16_t
-ref_phdr(int v6, const uint8_t *src, const uint8_t *dst, uint8_t proto,
-	 uint32_t len)
-{
-	uint8_t b[40];
-
-	if (!v6) {
-		memcpy(b, src, 4);
-		memcpy(b + 4, dst, 4);
-		b[8] = 0;
-		b[9] = proto;
-		wr16be(b + 10, (uint16_t)len);
-		return ref_sum(b, 12, 0);
-	}
-	memcpy(b, src, 16);
-	memcpy(b + 16, dst, 16);
-	b[32] = (uint8_t)(len >> 24);
-	b[33] = (uint8_t)(len >> 16);
-	b[34] = (uint8_t)(len >> 8);
-	b[35] = (uint8_t)len;
-	b[36] = b[37] = b[38] = 0;
-	b[39] = proto;
-	return ref_sum(b, 40, 0);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -267,7 +213,7 @@ inner_flow(const struct golden_vec *v, const uint8_t *inner, size_t len,
 	assert_int_equal(f->tos, v->inner_tos);
 	assert_int_equal(f->df, 1);
 	assert_int_equal(f->l4_proto, v->inner_l4_proto);
-	assert_int_equal(f->ip_len, rd16be(inner + l3 + 2));
+	assert_int_equal(f->ip_len, tep_ref_rd16(inner + l3 + 2));
 	assert_int_equal(f->ip_len, len - l3);
 	if (v->inner_l4_proto == 1) {
 		assert_int_equal(f->sport, 0);
@@ -283,7 +229,7 @@ inner_flow(const struct golden_vec *v, const uint8_t *inner, size_t len,
 	if (kind == TEP_L4_ICMP) {
 		assert_true(oc_equal(mem_to_be(tep_csum_fold(f->l4.phdr)), 0));
 	} else {
-		uint16_t want = ref_phdr(0, inner + l3 + 12, inner + l3 + 16,
+		uint16_t want = tep_ref_phdr(0, inner + l3 + 12, inner + l3 + 16,
 					 v->inner_l4_proto, len - l3 - 20);
 		uint16_t got = mem_to_be(tep_csum_fold(f->l4.phdr));
 
@@ -408,18 +354,18 @@ test_encap(void **state)
 		want = xmalloc(v->len);
 		memcpy(want, v->pkt, v->len);
 		if (mode == TEP_CSUM_OFF) {
-			wr16be(want + l4 + 6, 0);
+			tep_ref_wr16(want + l4 + 6, 0);
 		} else if (mode == TEP_CSUM_OFFLOAD) {
 			/* The outer pseudo-header sum, not complemented, as
 			 * rte_ipv4/ipv6_phdr_cksum() leaves it for the NIC. */
 			size_t a = outer_l2_len(v) + (v->outer_v6 ? 8 : 12);
 			size_t alen = v->outer_v6 ? 16 : 4;
-			uint16_t ph = ref_phdr(v->outer_v6, v->pkt + a,
+			uint16_t ph = tep_ref_phdr(v->outer_v6, v->pkt + a,
 					       v->pkt + a + alen, 17,
 					       v->len - l4);
 
-			if (!oc_equal(rd16be(got + l4 + 6), ph))
-				wr16be(want + l4 + 6, ph);
+			if (!oc_equal(tep_ref_rd16(got + l4 + 6), ph))
+				tep_ref_wr16(want + l4 + 6, ph);
 			else
 				memcpy(want + l4 + 6, got + l4 + 6, 2);
 		}
@@ -455,7 +401,7 @@ test_default_ports(void **state)
 		p.dst_port = 0;
 		if (tep_encap_tmpl_build(&t, &p, err, sizeof(err)) != 0)
 			fail_msg("%s: %s", v->name, err);
-		assert_int_equal(rd16be(t.hdr + outer_l4_off(v) + 2),
+		assert_int_equal(tep_ref_rd16(t.hdr + outer_l4_off(v) + 2),
 				 cases[c].port);
 	}
 }
@@ -657,10 +603,10 @@ test_rco(void **state)
 
 	ip = buf + v->inner_off;
 	udp = ip + v->rco_start;
-	udp_len = rd16be(udp + 4);
+	udp_len = tep_ref_rd16(udp + 4);
 	assert_int_equal(v->rco_start + udp_len, inner_len);
 	/* As sent: the seed, which does not verify. */
-	sum = ref_sum(udp, udp_len, ref_phdr(0, ip + 12, ip + 16, 17,
+	sum = tep_ref_sum(udp, udp_len, tep_ref_phdr(0, ip + 12, ip + 16, 17,
 					     udp_len));
 	assert_int_not_equal(sum, 0xffff);
 
@@ -668,12 +614,12 @@ test_rco(void **state)
 	if (r != TEP_R_OK)
 		fail_msg("%s: tep_gue_rco_apply: %s", v->name,
 			 tep_reason_name(r));
-	sum = ref_sum(udp, udp_len, ref_phdr(0, ip + 12, ip + 16, 17,
+	sum = tep_ref_sum(udp, udp_len, tep_ref_phdr(0, ip + 12, ip + 16, 17,
 					     udp_len));
 	if (sum != 0xffff)
 		fail_msg("%s: inner UDP checksum %04x after RCO does not "
 			 "verify (sum %04x)", v->name,
-			 rd16be(buf + v->inner_off + v->rco_offset), sum);
+			 tep_ref_rd16(buf + v->inner_off + v->rco_offset), sum);
 	/* Only the inner checksum field changed. */
 	for (i = 0; i < v->len; i++)
 		if (i != v->inner_off + v->rco_offset &&
@@ -746,8 +692,8 @@ test_rco_complete(void **state)
 	/* The outer checksum is right whatever the method. */
 	l4 = t.l4_off;
 	l4len = olen - l4;
-	sum = ref_sum(buf + l4, l4len,
-		      ref_phdr(v->outer_v6, buf + t.l2_len + (v->outer_v6 ? 8 : 12),
+	sum = tep_ref_sum(buf + l4, l4len,
+		      tep_ref_phdr(v->outer_v6, buf + t.l2_len + (v->outer_v6 ? 8 : 12),
 			       buf + t.l2_len + (v->outer_v6 ? 24 : 16), 17,
 			       (uint32_t)l4len));
 	if (sum != 0xffff)
@@ -767,10 +713,10 @@ test_rco_complete(void **state)
 	/* The inner checksum still verifies. */
 	ip = buf + d.inner_off;
 	if (v->inner_l4_proto == 1)
-		sum = ref_sum(ip + 20, inner_len - 20, 0);
+		sum = tep_ref_sum(ip + 20, inner_len - 20, 0);
 	else
-		sum = ref_sum(ip + 20, inner_len - 20,
-			      ref_phdr(0, ip + 12, ip + 16, v->inner_l4_proto,
+		sum = tep_ref_sum(ip + 20, inner_len - 20,
+			      tep_ref_phdr(0, ip + 12, ip + 16, v->inner_l4_proto,
 				       (uint32_t)(inner_len - 20)));
 	if (sum != 0xffff)
 		fail_msg("%s: sent with a complete inner checksum and the RCO "
@@ -778,8 +724,8 @@ test_rco_complete(void **state)
 			 "tep_gue_rco_apply the inner checksum is %04x, was "
 			 "%04x, and no longer verifies", v->name, d.has_rco,
 			 d.rco_start, d.rco_offset,
-			 rd16be(ip + 20 + f.l4.csum_offset),
-			 rd16be(v->pkt + v->inner_off + 20 + f.l4.csum_offset));
+			 tep_ref_rd16(ip + 20 + f.l4.csum_offset),
+			 tep_ref_rd16(v->pkt + v->inner_off + 20 + f.l4.csum_offset));
 }
 
 /* ---- main -------------------------------------------------------------- */

@@ -33,61 +33,9 @@
 
 #include "tep_proto.h"
 #include "tep_txprep.h"
+#include "tep_ref.h"
 
 /* ---- independent reference ------------------------------------------- */
-
-/* RFC 1071 section 4.1, in network order, returning the folded sum. */
-static uint16_t
-ref_sum(const uint8_t *b, size_t len, uint32_t start)
-{
-	uint64_t s = start;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint16_t
-rd16be(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void
-wr16be(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-/* Pseudo-header bytes laid out as on the wire (RFC 768, RFC 8200 8.1). */
-static size_t
-ref_phdr(uint8_t *out, int v6, const uint8_t *src, const uint8_t *dst,
-	 uint8_t proto, uint32_t len)
-{
-	if (!v6) {
-		memcpy(out, src, 4);
-		memcpy(out + 4, dst, 4);
-		out[8] = 0;
-		out[9] = proto;
-		wr16be(out + 10, (uint16_t)len);
-		return 12;
-	}
-	memcpy(out, src, 16);
-	memcpy(out + 16, dst, 16);
-	out[32] = len >> 24;
-	out[33] = (len >> 16) & 0xff;
-	out[34] = (len >> 8) & 0xff;
-	out[35] = len & 0xff;
-	out[36] = out[37] = out[38] = 0;
-	out[39] = proto;
-	return 40;
-}
 
 /* ---- deterministic PRNG (xorshift64*), seeded so failures replay ------ */
 
@@ -163,13 +111,13 @@ build_ip_packet(struct tcase *t, uint8_t *p, int eth, uint32_t pay)
 	if (eth) {
 		rnd_fill(p, 12);
 		if (rnd_below(4) == 0) {
-			wr16be(p + 12, 0x8100);
-			wr16be(p + 14, (uint16_t)rnd_below(4096));
+			tep_ref_wr16(p + 12, 0x8100);
+			tep_ref_wr16(p + 14, (uint16_t)rnd_below(4096));
 			off = 16;
 		} else {
 			off = 12;
 		}
-		wr16be(p + off, t->inner_v6 ? 0x86dd : 0x0800);
+		tep_ref_wr16(p + off, t->inner_v6 ? 0x86dd : 0x0800);
 		off += 2;
 	}
 	ip = p + off;
@@ -180,12 +128,12 @@ build_ip_packet(struct tcase *t, uint8_t *p, int eth, uint32_t pay)
 		ihl = 20 + 4 * rnd_below(11);
 		rnd_fill(ip, ihl);
 		ip[0] = 0x40 | (uint8_t)(ihl / 4);
-		wr16be(ip + 2, (uint16_t)(ihl + l4len));
-		wr16be(ip + 6, rnd_below(2) ? 0x4000 : 0);	/* DF, no frag */
+		tep_ref_wr16(ip + 2, (uint16_t)(ihl + l4len));
+		tep_ref_wr16(ip + 6, rnd_below(2) ? 0x4000 : 0);	/* DF, no frag */
 		ip[9] = proto;
-		wr16be(ip + 10, 0);
-		wr16be(ip + 10, (uint16_t)~ref_sum(ip, ihl, 0));
-		t->ph_in_len = ref_phdr(t->ph_in, 0, ip + 12, ip + 16, proto,
+		tep_ref_wr16(ip + 10, 0);
+		tep_ref_wr16(ip + 10, (uint16_t)~tep_ref_sum(ip, ihl, 0));
+		t->ph_in_len = tep_ref_phdr_bytes(t->ph_in, 0, ip + 12, ip + 16, proto,
 					l4len);
 	} else {
 		uint8_t *nh;
@@ -211,8 +159,8 @@ build_ip_packet(struct tcase *t, uint8_t *p, int eth, uint32_t pay)
 			}
 		}
 		*nh = proto;
-		wr16be(ip + 4, (uint16_t)(ext + l4len));
-		t->ph_in_len = ref_phdr(t->ph_in, 1, ip + 8, ip + 24, proto,
+		tep_ref_wr16(ip + 4, (uint16_t)(ext + l4len));
+		t->ph_in_len = tep_ref_phdr_bytes(t->ph_in, 1, ip + 8, ip + 24, proto,
 					l4len);
 	}
 	t->v6_ext = ext != 0;
@@ -222,13 +170,13 @@ build_ip_packet(struct tcase *t, uint8_t *p, int eth, uint32_t pay)
 	if ((rnd() & 15) == 0)
 		memset(l4 + l4h, 0, pay);
 	if (t->udp) {
-		wr16be(l4 + 4, (uint16_t)l4len);
+		tep_ref_wr16(l4 + 4, (uint16_t)l4len);
 	} else {
 		l4[12] = (uint8_t)((l4h / 4) << 4);
 	}
 	t->l4_hdr = l4h;
 	/* The seed the dataplane leaves: the standard pseudo-header sum. */
-	wr16be(l4 + (t->udp ? 6 : 16), ref_sum(t->ph_in, t->ph_in_len, 0));
+	tep_ref_wr16(l4 + (t->udp ? 6 : 16), tep_ref_sum(t->ph_in, t->ph_in_len, 0));
 	return off + ihl + l4len;
 }
 
@@ -343,7 +291,7 @@ make_case(struct tcase *t, const struct gen_opts *o)
 		t->oend = t->ip_end;
 		t->l2_len = t->ip_off - tm.l4_off;
 		t->dst_port = t->tun == TEP_TUN_GRE ? 0 :
-			      rd16be(tm.hdr + tm.l4_off + 2);
+			      tep_ref_rd16(tm.hdr + tm.l4_off + 2);
 		t->outer_check = t->tun != TEP_TUN_GRE ? 1 :
 				 p.gre_csum ? 2 : 0;
 		memcpy(t->osrc, tm.hdr + tm.l2_len + (t->outer_v6 ? 8 : 12),
@@ -515,8 +463,8 @@ want_inner(const struct tcase *t, const uint8_t *frame)
 	uint16_t ck;
 
 	memcpy(tmp, frame + t->l4_off, l4len);
-	wr16be(tmp + (t->udp ? 6 : 16), 0);
-	ck = (uint16_t)~ref_sum(tmp, l4len, ref_sum(t->ph_in, t->ph_in_len, 0));
+	tep_ref_wr16(tmp + (t->udp ? 6 : 16), 0);
+	ck = (uint16_t)~tep_ref_sum(tmp, l4len, tep_ref_sum(t->ph_in, t->ph_in_len, 0));
 	if (t->udp && ck == 0)
 		ck = 0xffff;
 	return ck;
@@ -531,7 +479,7 @@ static void
 check_wire(const struct tcase *t, const uint8_t *wire, uint32_t n)
 {
 	uint32_t fo = csum_field(t);
-	uint16_t got = rd16be(wire + fo), want = want_inner(t, t->frame);
+	uint16_t got = tep_ref_rd16(wire + fo), want = want_inner(t, t->frame);
 
 	assert_int_equal(n, t->len);
 	/* Only the inner checksum field may differ from what was built. */
@@ -546,16 +494,16 @@ check_wire(const struct tcase *t, const uint8_t *wire, uint32_t n)
 	 * known, verifies over the whole outer datagram now. */
 	if (t->outer_check == 1) {
 		uint8_t ph[40];
-		size_t phl = ref_phdr(ph, t->outer_v6, t->osrc, t->odst, 17,
+		size_t phl = tep_ref_phdr_bytes(ph, t->outer_v6, t->osrc, t->odst, 17,
 				      t->oend - t->ol4_off);
 
-		assert_int_not_equal(rd16be(wire + t->ol4_off + 6), 0);
-		if (ref_sum(wire + t->ol4_off, t->oend - t->ol4_off,
-			    ref_sum(ph, phl, 0)) != 0xffff)
+		assert_int_not_equal(tep_ref_rd16(wire + t->ol4_off + 6), 0);
+		if (tep_ref_sum(wire + t->ol4_off, t->oend - t->ol4_off,
+			    tep_ref_sum(ph, phl, 0)) != 0xffff)
 			fail_msg("outer UDP checksum does not verify (tun %d)",
 				 t->tun);
 	} else if (t->outer_check == 2) {
-		assert_int_equal(ref_sum(wire + t->ol4_off,
+		assert_int_equal(tep_ref_sum(wire + t->ol4_off,
 					 t->oend - t->ol4_off, 0), 0xffff);
 	}
 }
@@ -605,7 +553,7 @@ emulate_tap(const struct rte_mbuf *m, uint8_t *wire)
 			       RTE_MBUF_F_TX_OUTER_IPV6 |
 			       RTE_MBUF_F_TX_TUNNEL_MASK), 0);
 	assert_true(m->data_len >= l4 + l4h);	/* else tap fails the burst */
-	wr16be(wire + l4 + (l4h == 8 ? 6 : 16), 0);
+	tep_ref_wr16(wire + l4 + (l4h == 8 ? 6 : 16), 0);
 	if (fl & RTE_MBUF_F_TX_IPV4) {
 		memcpy(&h.v4, wire + m->l2_len, sizeof(h.v4));
 		phdr = rte_ipv4_phdr_cksum(&h.v4, 0);
@@ -671,10 +619,10 @@ emulate_seed_and_sum(const struct rte_mbuf *m, uint8_t *wire)
 		seed = rte_ipv6_phdr_cksum(&h.v6, fl);
 	}
 	memcpy(wire + fo, &seed, 2);
-	ck = (uint16_t)~ref_sum(wire + l4, n - l4, 0);
+	ck = (uint16_t)~tep_ref_sum(wire + l4, n - l4, 0);
 	if (udp && ck == 0)
 		ck = 0xffff;
-	wr16be(wire + fo, ck);
+	tep_ref_wr16(wire + fo, ck);
 	return n;
 }
 
@@ -1021,7 +969,7 @@ test_tap_model_needs_the_rules(void **state)
 		f.seg[0].l2_len = t.ip_off;
 		emulate_tap(&f.seg[0], wire);
 		fo = csum_field(&t);
-		if (rd16be(wire + fo) != want_inner(&t, t.frame)) {
+		if (tep_ref_rd16(wire + fo) != want_inner(&t, t.frame)) {
 			if (trailer)
 				bad_trailer++;
 			else
@@ -1103,11 +1051,11 @@ test_zero_checksum(void **state)
 			continue;
 		l4 = t.frame + t.l4_off;
 		w = t.l4_hdr;		/* first payload word: even offset */
-		wr16be(l4 + w, 0);
+		tep_ref_wr16(l4 + w, 0);
 		/* s = ~(region + pseudo-header) with the word 0; putting s
 		 * in the word makes the sum 0xffff, so the checksum is 0 */
 		s = want_inner(&t, t.frame);
-		wr16be(l4 + w, s);
+		tep_ref_wr16(l4 + w, s);
 		assert_int_equal(want_inner(&t, t.frame), t.udp ? 0xffff : 0);
 		load(&f, &t, -1);
 		pk[0] = &f.seg[0];
@@ -1118,7 +1066,7 @@ test_zero_checksum(void **state)
 			static uint8_t wire[MAXF];
 
 			linearize(pk[0], wire);
-			assert_int_equal(rd16be(wire + csum_field(&t)),
+			assert_int_equal(tep_ref_rd16(wire + csum_field(&t)),
 					 t.udp ? 0xffff : 0x0000);
 		}
 		hits[t.udp]++;
@@ -1221,8 +1169,8 @@ mutate(struct tcase *t, struct fpkt *f, enum mutation mu, int sw_only)
 	case MUT_IP_LEN:
 		/* the inner datagram claims 1..40 bytes more than the packet */
 		ip = rte_pktmbuf_mtod_offset(m, uint8_t *, t->ip_off);
-		wr16be(ip + (t->inner_v6 ? 4 : 2),
-		       (uint16_t)(rd16be(ip + (t->inner_v6 ? 4 : 2)) +
+		tep_ref_wr16(ip + (t->inner_v6 ? 4 : 2),
+		       (uint16_t)(tep_ref_rd16(ip + (t->inner_v6 ? 4 : 2)) +
 				  t->trailer + 1 + rnd_below(40)));
 		memcpy(t->frame + t->ip_off, ip, 8);
 		return 1;
@@ -1274,8 +1222,8 @@ mutate(struct tcase *t, struct fpkt *f, enum mutation mu, int sw_only)
 			m->pkt_len += 1 + rnd_below(40);
 			ip = rte_pktmbuf_mtod_offset(m, uint8_t *, t->ip_off);
 			/* grow the IP datagram into the missing bytes */
-			wr16be(ip + (t->inner_v6 ? 4 : 2),
-			       (uint16_t)(rd16be(ip + (t->inner_v6 ? 4 : 2)) +
+			tep_ref_wr16(ip + (t->inner_v6 ? 4 : 2),
+			       (uint16_t)(tep_ref_rd16(ip + (t->inner_v6 ? 4 : 2)) +
 					  (m->pkt_len - t->len)));
 			memcpy(t->frame + t->ip_off, ip, 8);
 			if (t->tun != PLAIN) {
@@ -1284,8 +1232,8 @@ mutate(struct tcase *t, struct fpkt *f, enum mutation mu, int sw_only)
 					uint8_t *, t->outer_l2);
 				int o6 = t->outer_v6;
 
-				wr16be(oip + (o6 ? 4 : 2),
-				       (uint16_t)(rd16be(oip + (o6 ? 4 : 2)) +
+				tep_ref_wr16(oip + (o6 ? 4 : 2),
+				       (uint16_t)(tep_ref_rd16(oip + (o6 ? 4 : 2)) +
 						  (m->pkt_len - t->len)));
 				memcpy(t->frame + t->outer_l2, oip, 8);
 			}
