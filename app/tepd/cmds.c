@@ -200,9 +200,8 @@ cmd_port_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	return 0;
 }
 
-/* Move a port's addresses (their local and connected routes) between VRFs. */
-static void addr_routes(uint16_t port, const struct tep_addr *a, bool add,
-			uint16_t vrf);
+static int addr_routes(uint16_t port, const struct tep_addr *a, bool add,
+		       uint16_t vrf, char *e, size_t elen);
 
 static int
 offload_bit(const char *name, uint64_t *bit)
@@ -339,11 +338,24 @@ cmd_port_bind(struct tep_ctl_ctx *ctx, int argc, char **argv,
 			   "vrf default", port->name);
 	if (port->vrf == v)
 		return 0;
+	/* The addresses' routes move along; if the new VRF refuses one (the
+	 * subnet is another port's there), nothing changes. */
+	for (i = 0; i < port->naddr; i++) {
+		char e[256];
+		int ret = addr_routes((uint16_t)p, &port->addr[i], true,
+				      (uint16_t)v, e, sizeof(e));
+
+		if (ret != 0) {
+			while (i-- > 0)
+				addr_routes((uint16_t)p, &port->addr[i], false,
+					    (uint16_t)v, NULL, 0);
+			return ERR(ret, "vrf \"%s\": %s", argv[2], e);
+		}
+	}
 	for (i = 0; i < port->naddr; i++)
-		addr_routes((uint16_t)p, &port->addr[i], false, port->vrf);
+		addr_routes((uint16_t)p, &port->addr[i], false, port->vrf,
+			    NULL, 0);
 	__atomic_store_n(&port->vrf, (uint16_t)v, __ATOMIC_RELEASE);
-	for (i = 0; i < port->naddr; i++)
-		addr_routes((uint16_t)p, &port->addr[i], true, (uint16_t)v);
 	tep_neigh_flush_port((uint16_t)p);
 	return 0;
 }
@@ -363,40 +375,49 @@ prefix_of(const struct tep_addr *a, uint8_t *pfx)
 	}
 }
 
-static void
-addr_routes(uint16_t port, const struct tep_addr *a, bool add, uint16_t vrf)
+/*
+ * An address's two routes in a VRF: the /32 (/128) LOCAL one and the
+ * CONNECTED prefix. Adding is all or nothing: if the second route is
+ * refused the first is taken back. Deleting cannot fail.
+ */
+static int
+addr_routes(uint16_t port, const struct tep_addr *a, bool add, uint16_t vrf,
+	    char *e, size_t elen)
 {
 	struct tep_nh local = { .type = TEP_NHT_LOCAL, .port = port };
 	struct tep_nh conn = { .type = TEP_NHT_CONNECTED, .port = port };
 	uint8_t pfx[16];
 	uint8_t host = a->family == 4 ? 32 : 128;
+	int ret = 0;
 
 	prefix_of(a, pfx);
 	if (add) {
-		tep_route_add(&tep.rib, vrf, a->family, a->a, host, &local,
-			      NULL, 0);
-		if (a->len < host)
-			tep_route_add(&tep.rib, vrf, a->family, pfx, a->len,
-				      &conn, NULL, 0);
+		ret = tep_route_add(&tep.rib, vrf, a->family, a->a, host,
+				    &local, e, elen);
+		if (ret == 0 && a->len < host) {
+			ret = tep_route_add(&tep.rib, vrf, a->family, pfx,
+					    a->len, &conn, e, elen);
+			if (ret != 0)
+				tep_route_del(&tep.rib, vrf, a->family, a->a,
+					      host, NULL, 0);
+		}
 	} else {
 		tep_route_del(&tep.rib, vrf, a->family, a->a, host, NULL, 0);
 		if (a->len < host)
 			tep_route_del(&tep.rib, vrf, a->family, pfx, a->len,
 				      NULL, 0);
 	}
-	if (vrf == TEP_VRF_DEFAULT)
+	if (ret == 0 && vrf == TEP_VRF_DEFAULT)
 		tep_underlay_changed();
+	return ret;
 }
 
 static int
 cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	 struct tep_err *err, bool add)
 {
-	struct tep_nh local = { .type = TEP_NHT_LOCAL };
-	struct tep_nh conn = { .type = TEP_NHT_CONNECTED };
 	struct tep_addr a = { 0 };
 	struct tep_port *p;
-	uint8_t pfx[16], host;
 	char e[256];
 	int family, pi, i, ret;
 
@@ -413,7 +434,6 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 		return ENODEV;
 	p = &tep.port[pi];
 	a.family = (uint8_t)family;
-	host = family == 4 ? 32 : 128;
 	for (i = 0; i < p->naddr; i++)
 		if (p->addr[i].family == a.family &&
 		    memcmp(p->addr[i].a, a.a, 16) == 0)
@@ -422,7 +442,7 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 		if (i == p->naddr)
 			return ERR(ENOENT, "%s has no address %s", p->name,
 				   argv[0]);
-		addr_routes((uint16_t)pi, &p->addr[i], false, p->vrf);
+		addr_routes((uint16_t)pi, &p->addr[i], false, p->vrf, NULL, 0);
 		p->addr[i] = p->addr[--p->naddr];
 		return 0;
 	}
@@ -431,24 +451,10 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	if (p->naddr == TEP_ADDRS_MAX)
 		return ERR(ENOSPC, "%s has %d addresses already", p->name,
 			   TEP_ADDRS_MAX);
-	local.port = conn.port = (uint16_t)pi;
-	ret = tep_route_add(&tep.rib, p->vrf, family, a.a, host, &local, e,
-			    sizeof(e));
+	ret = addr_routes((uint16_t)pi, &a, true, p->vrf, e, sizeof(e));
 	if (ret != 0)
 		return ERR(ret, "%s: %s", argv[0], e);
-	prefix_of(&a, pfx);
-	if (a.len < host) {
-		ret = tep_route_add(&tep.rib, p->vrf, family, pfx, a.len,
-				    &conn, e, sizeof(e));
-		if (ret != 0) {
-			tep_route_del(&tep.rib, p->vrf, family, a.a, host,
-				      NULL, 0);
-			return ERR(ret, "%s: connected route: %s", argv[0], e);
-		}
-	}
 	p->addr[p->naddr++] = a;
-	if (p->vrf == TEP_VRF_DEFAULT)
-		tep_underlay_changed();
 	return 0;
 }
 
