@@ -487,9 +487,11 @@ cmd_neigh(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	if (parse_ip(argv[0], &family, ip) != 0)
 		return ERR(EINVAL, "bad address \"%s\"", argv[0]);
 	if (add) {
-		if (argc != 5 || strcmp(argv[1], "lladdr") != 0 ||
-		    parse_mac(argv[2], &mac) != 0)
+		if (argc != 5 || strcmp(argv[1], "lladdr") != 0)
 			return ERR(EINVAL, "expected: IP lladdr MAC dev PORT");
+		if (parse_mac(argv[2], &mac) != 0)
+			return ERR(EINVAL, "lladdr \"%s\": not a MAC address",
+				   argv[2]);
 		i = 3;
 	}
 	if (argc != i + 2 || strcmp(argv[i], "dev") != 0)
@@ -835,6 +837,12 @@ cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		ERR(EINVAL, "%s", e);
 		goto fail;
 	}
+	if (t->tmpl.inner_eth && rte_is_zero_ether_addr(&t->inner_dmac)) {
+		ERR(EINVAL, "%s carries Ethernet: inner-dmac MAC (the remote "
+		    "router's MAC on the overlay) is required",
+		    tep_tun_type_name(t->p.type));
+		goto fail;
+	}
 	t->dport = t->p.type == TEP_TUN_GRE ? 0 :
 		   (uint16_t)(t->tmpl.hdr[t->tmpl.l4_off + 2] << 8 |
 			      t->tmpl.hdr[t->tmpl.l4_off + 3]);
@@ -994,6 +1002,7 @@ cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	uint8_t a[16], depth;
 	int family, vrf = TEP_VRF_DEFAULT, i, ret;
 	int dev = -1, gw_family = 0;
+	const char *gw_str = NULL;
 	bool have_nh = false;
 	char e[256];
 
@@ -1016,9 +1025,10 @@ cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 			if (vrf < 0)
 				return ENOENT;
 		} else if (strcmp(kw, "via") == 0) {
-			if (parse_ip(argv[++i], &gw_family, nh.gw) != 0)
+			gw_str = argv[++i];
+			if (parse_ip(gw_str, &gw_family, nh.gw) != 0)
 				return ERR(EINVAL, "bad gateway \"%s\"",
-					   argv[i]);
+					   gw_str);
 			nh.type = TEP_NHT_GW;
 			nh.gw_v6 = gw_family == 6;
 			have_nh = true;
@@ -1058,7 +1068,7 @@ cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 				return ERR(ENETUNREACH, "gateway %s is not on "
 					   "a connected network of vrf \"%s\": "
 					   "add an address or give dev",
-					   argv[0], tep.rib.vrf[vrf]->name);
+					   gw_str, tep.rib.vrf[vrf]->name);
 			dev = tep.rib.nh[idx].port;
 		}
 		if (tep.port[dev].vrf != vrf)
@@ -1191,11 +1201,11 @@ cmd_route_get(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (idx == TEP_NH_NONE)
 		return ERR(ENETUNREACH, "%s: no route in vrf \"%s\"", argv[0],
 			   tep.rib.vrf[vrf]->name);
-	tep_out_open_object(o, "route");
 	tep_out_str(o, "address", "%s", argv[0]);
-	tep_out_str(o, "vrf", " vrf %s", tep.rib.vrf[vrf]->name);
+	tep_out_str(o, "vrf", " vrf %s: ", tep.rib.vrf[vrf]->name);
+	tep_out_open_array(o, "routes");
 	out_route(o, family, pfx, depth, &tep.rib.nh[idx]);
-	tep_out_close_object(o);
+	tep_out_close_array(o);
 	return 0;
 }
 
@@ -1471,7 +1481,7 @@ static const struct tep_ctl_cmd cmds[] = {
 	{ "port show", "PORT", "show one port and its offloads", 1, 1, 0,
 	  cmd_port_show },
 	{ "port set", "PORT (role underlay|access|none | mtu N | up | down | "
-	  "offload NAME on|off)", "change a port", 2, 3, 0, cmd_port_set },
+	  "offload NAME on|off)", "change a port", 2, 4, 0, cmd_port_set },
 	{ "port restart", "PORT", "stop and start a port, keeping its "
 	  "addresses, routes and bindings", 1, 1, 0, cmd_port_restart },
 	{ "port bind", "PORT vrf NAME", "bind an access port to a VRF", 3, 3,
@@ -1498,7 +1508,7 @@ static const struct tep_ctl_cmd cmds[] = {
 	  0, cmd_tunnel_del },
 	{ "tunnel show", "[NAME]", "show tunnels", 0, 1, 0, cmd_tunnel_show },
 	{ "route add", "PREFIX [vrf NAME] (via IP [dev PORT] | tunnel NAME | "
-	  "blackhole)", "add a route", 2, 6, 0, cmd_route_add },
+	  "blackhole)", "add a route", 2, 7, 0, cmd_route_add },
 	{ "route del", "PREFIX [vrf NAME]", "delete a route", 1, 3, 0,
 	  cmd_route_del },
 	{ "route show", "[vrf NAME]", "list a VRF's routes", 0, 2, 0,

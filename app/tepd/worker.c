@@ -483,7 +483,8 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 		uint8_t ip6[1][16];
 
 		memcpy(ip6[0], t->p.dst, 16);
-		rte_fib6_lookup_bulk(v->fib6, ip6, &idx, 1);
+		rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6, __ATOMIC_ACQUIRE),
+				     ip6, &idx, 1);
 	}
 	nh = &tep.rib.nh[idx];
 	if (idx == TEP_NH_NONE ||
@@ -716,7 +717,8 @@ route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
 		if (family == 4)
 			rte_fib_lookup_bulk(v->fib4, keys4, nhs, ng);
 		else
-			rte_fib6_lookup_bulk(v->fib6, keys6, nhs, ng);
+			rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6,
+					      __ATOMIC_ACQUIRE), keys6, nhs, ng);
 		if (tep.stats_cycles) {
 			uint64_t t1 = rte_rdtsc();
 

@@ -14,12 +14,27 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
+/* Error messages are one line of UTF-8 (they quote what the user sent):
+ * control characters and bytes that are not UTF-8 become '?'. */
 static void
 err_sanitize(char *s)
 {
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	size_t n = strlen(s), i = 0, k;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			s[i++] = '?';
+		} else if (c < 0x80) {
+			i++;
+		} else if ((k = tep_utf8_seq_len((unsigned char *)s + i,
+						 n - i)) != 0) {
+			i += k;
+		} else {
+			s[i++] = '?';
+		}
+	}
 }
 
 static void

@@ -247,8 +247,8 @@ text_int(struct tep_out *o, const char *fmt, uint64_t u)
 /* ---- JSON ------------------------------------------------------------ */
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_seq_len(const unsigned char *s, size_t n)
+size_t
+tep_utf8_seq_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -336,7 +336,7 @@ json_string(struct tep_out *o, const char *str)
 				out_put(o, esc, 6);
 				break;
 			}
-			k = utf8_seq_len(s + i, n - i);
+			k = tep_utf8_seq_len(s + i, n - i);
 			if (k == 0) {
 				/* U+FFFD REPLACEMENT CHARACTER */
 				out_put(o, "\xef\xbf\xbd", 3);

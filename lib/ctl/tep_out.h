@@ -58,6 +58,10 @@
 extern "C" {
 #endif
 
+/* Length of the valid UTF-8 sequence at s (n bytes left, n >= 1), or 0
+ * if it is not one (overlong, surrogate, beyond U+10FFFF, truncated). */
+size_t tep_utf8_seq_len(const unsigned char *s, size_t n);
+
 /* Containers nested deeper than this are a programming error (EINVAL). */
 #define TEP_OUT_MAX_DEPTH 32
 

@@ -98,12 +98,26 @@ tep_vrf_find(const struct tep_rib *r, const char *name)
 	return -1;
 }
 
+static struct rte_fib6 *
+fib6_create(struct tep_rib *r)
+{
+	struct rte_fib6_conf c6 = { 0 };
+	char fname[32];
+
+	c6.type = RTE_FIB6_TRIE;
+	c6.default_nh = TEP_NH_NONE;
+	c6.max_routes = (int)r->conf.max_routes6;
+	c6.trie.nh_sz = RTE_FIB6_TRIE_2B;
+	c6.trie.num_tbl8 = r->conf.tbl8_6;
+	snprintf(fname, sizeof(fname), "tep6_%u", r->fib_seq++);
+	return rte_fib6_create(fname, r->conf.socket_id, &c6);
+}
+
 int
 tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	    char *err, size_t errlen)
 {
 	struct rte_fib_conf c4 = { 0 };
-	struct rte_fib6_conf c6 = { 0 };
 	char fname[32];
 	struct tep_vrf *v;
 	int i, slot = -1;
@@ -142,13 +156,7 @@ tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	c4.dir24_8.num_tbl8 = r->conf.tbl8_4;
 	snprintf(fname, sizeof(fname), "tep4_%u", r->fib_seq);
 	v->fib4 = rte_fib_create(fname, r->conf.socket_id, &c4);
-	c6.type = RTE_FIB6_TRIE;
-	c6.default_nh = TEP_NH_NONE;
-	c6.max_routes = (int)r->conf.max_routes6;
-	c6.trie.nh_sz = RTE_FIB6_TRIE_2B;
-	c6.trie.num_tbl8 = r->conf.tbl8_6;
-	snprintf(fname, sizeof(fname), "tep6_%u", r->fib_seq);
-	v->fib6 = rte_fib6_create(fname, r->conf.socket_id, &c6);
+	v->fib6 = fib6_create(r);
 	r->fib_seq++;
 	if (v->fib4 == NULL || v->fib6 == NULL) {
 		int e = rte_errno;
@@ -287,6 +295,49 @@ route_exact(struct tep_vrf *v, int family, const uint8_t *a, uint8_t depth)
 	return (int64_t)nh;
 }
 
+/*
+ * DPDK 22.11's IPv6 trie reserves tbl8 groups on every add but, on delete,
+ * counts the ones it frees with the deleted route still in place, so the
+ * reservation only grows: after some hundreds of add/delete cycles every
+ * add longer than /24 fails with ENOSPC although the table is nearly
+ * empty (fixed in later DPDK). The cure is a fresh trie: build one from
+ * the RIB's routes, publish it, retire the old one after a grace period.
+ */
+static int
+fib6_rebuild(struct tep_rib *r, struct tep_vrf *v)
+{
+	struct rte_rib6 *rib = rte_fib6_get_rib(v->fib6);
+	struct rte_fib6 *old = v->fib6, *neu = fib6_create(r);
+	struct rte_rib6_node *n = NULL;
+	uint8_t zero[16] = { 0 }, a[16], depth;
+	uint64_t nh;
+
+	if (neu == NULL)
+		return -ENOMEM;
+	n = rte_rib6_lookup_exact(rib, zero, 0);
+	if (n != NULL) {
+		rte_rib6_get_nh(n, &nh);
+		if (rte_fib6_add(neu, zero, 0, nh) < 0)
+			goto fail;
+	}
+	n = NULL;
+	while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
+				     RTE_RIB6_GET_NXT_ALL)) != NULL) {
+		rte_rib6_get_ip(n, a);
+		rte_rib6_get_depth(n, &depth);
+		rte_rib6_get_nh(n, &nh);
+		if (rte_fib6_add(neu, a, depth, nh) < 0)
+			goto fail;
+	}
+	__atomic_store_n(&v->fib6, neu, __ATOMIC_RELEASE);
+	rcu_wait(r);
+	rte_fib6_free(old);
+	return 0;
+fail:
+	rte_fib6_free(neu);
+	return -ENOSPC;
+}
+
 int
 tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 	      const uint8_t *addr, uint8_t depth, const struct tep_nh *nh,
@@ -313,8 +364,11 @@ tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 			    TEP_NH_MAX);
 	if (family == 4)
 		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
-	else
+	else {
 		ret = rte_fib6_add(v->fib6, addr, depth, idx);
+		if (ret == -ENOSPC && fib6_rebuild(r, v) == 0)
+			ret = rte_fib6_add(v->fib6, addr, depth, idx);
+	}
 	if (ret < 0) {
 		nh_put(r, idx);
 		return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
@@ -410,6 +464,13 @@ tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
 		uint32_t ip;
 		uint8_t a[4];
 
+		/* get_nxt() returns what is more specific than /0, not /0 */
+		if ((n = rte_rib_lookup_exact(rib, 0, 0)) != NULL) {
+			rte_rib_get_nh(n, &nh);
+			memset(a, 0, sizeof(a));
+			cb(arg, 4, a, 0, &r->nh[nh]);
+		}
+		n = NULL;
 		while ((n = rte_rib_get_nxt(rib, 0, 0, n,
 					    RTE_RIB_GET_NXT_ALL)) != NULL) {
 			rte_rib_get_ip(n, &ip);
@@ -426,6 +487,11 @@ tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
 		struct rte_rib6_node *n = NULL;
 		uint8_t zero[16] = { 0 }, a[16];
 
+		if ((n = rte_rib6_lookup_exact(rib, zero, 0)) != NULL) {
+			rte_rib6_get_nh(n, &nh);
+			cb(arg, 6, zero, 0, &r->nh[nh]);
+		}
+		n = NULL;
 		while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
 					     RTE_RIB6_GET_NXT_ALL)) != NULL) {
 			rte_rib6_get_ip(n, a);
