@@ -84,7 +84,7 @@ veth() {
 tepd_start() {
 	local ns=$1 sock=$2 conf=$3; shift 3
 	local log="$WORK/tepd-$(basename "$sock").log"
-	ip netns exec "$ns" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
+	ip netns exec "$ns" "$TEPD" -l 0-1 --no-huge -m 1024 --no-pci \
 		--file-prefix "tep$TAG$RANDOM" --log-level=pmd.net.tap:error \
 		"$@" -- -s "$sock" -f "$conf" >"$log" 2>&1 &
 	TEPD_PIDS+=($!)
