@@ -286,15 +286,25 @@ tep_encap_tmpl_build(struct tep_encap_tmpl *t,
 	return 0;
 }
 
+/* A 16-bit network-order field's contribution to a memory-order sum. */
+static inline uint32_t
+be16_word(uint16_t v)
+{
+	uint8_t b[2];
+	uint16_t w;
+
+	tep_wr16(b, v);
+	memcpy(&w, b, 2);
+	return w;
+}
+
 uint32_t
 tep_encap_outer_phdr(const struct tep_encap_tmpl *t, uint32_t l4_len)
 {
-	uint8_t len[4];
-
 	/* The length sits in the last 16 bits of the IPv4 pseudo-header and
 	 * in a 32-bit field of the IPv6 one: as a sum, the same value. */
-	tep_wr32(len, l4_len);
-	return tep_csum_partial(len, 4, t->phdr_base);
+	return tep_csum_add(tep_csum_add(t->phdr_base, be16_word(
+		(uint16_t)(l4_len >> 16))), be16_word((uint16_t)l4_len));
 }
 
 static bool
@@ -329,17 +339,15 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 	tos = t->tos_inherit ? pkt->inner_tos :
 	      (uint8_t)(t->ecn_dscp | (pkt->inner_tos & 0x3));
 	if (!t->outer_v6) {
-		uint32_t s = t->ip4_sum_base;
-		uint8_t w[6];
+		/* The three per-packet fields added to the template's sum
+		 * (they are 0 in it): no pass over the header. */
+		uint32_t s = t->ip4_sum_base + be16_word(tos) +
+			     be16_word((uint16_t)(20 + l4_len)) +
+			     be16_word(pkt->ip_id);
 
 		ip[1] = tos;
 		tep_wr16(ip + 2, (uint16_t)(20 + l4_len));
 		tep_wr16(ip + 4, pkt->ip_id);
-		/* Add the three per-packet fields to the precomputed sum. */
-		w[0] = 0;
-		w[1] = tos;
-		memcpy(w + 2, ip + 2, 4);
-		s = tep_csum_partial(w, 6, s);
 		tep_wr_csum(ip + 10, tep_csum_finish(s));
 	} else {
 		tep_wr32(ip, 0x60000000u | (uint32_t)tos << 20 |
