@@ -43,24 +43,35 @@ struct tun_egress {
 
 struct worker {
 	unsigned int idx;		/* queue index and RCU thread id */
+	uint16_t vrf;			/* VRF of the packets being handled */
 	struct tep_lcore_cnt *cnt;
 	uint16_t ip_id;
 	struct txbuf tx[TEP_PORTS_MAX];
 	struct tun_egress egress[TEP_TUNNELS_MAX];
 };
 
+/*
+ * Per-packet state lives in locals and w->vrf, not in the mbuf's private
+ * area: that is a cache line the PMD never touched, and reading or writing
+ * it for every packet cost a quarter of the worker's time. Only punted
+ * packets carry state in it, for the control thread.
+ */
 static inline void
 drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
 {
 	w->cnt->port[m->port].drop[r]++;
-	w->cnt->vrf[tep_priv(m)->vrf].drop[r]++;
+	w->cnt->vrf[w->vrf].drop[r]++;
 	rte_pktmbuf_free(m);
 }
 
 static inline void
-punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why)
+punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why, int family)
 {
-	tep_priv(m)->punt = (uint8_t)why;
+	struct tep_mbuf_priv *pv = tep_priv(m);
+
+	pv->punt = (uint8_t)why;
+	pv->vrf = w->vrf;
+	pv->family = (uint8_t)family;
 	if (rte_ring_mp_enqueue(tep.punt, m) != 0)
 		drop(w, m, TEP_R_PUNT_FULL);
 }
@@ -210,7 +221,6 @@ classify(struct worker *w, struct rte_mbuf *m)
 			drop(w, m, TEP_R_MULTICAST);
 			return 0;
 		}
-		tep_priv(m)->family = 4;
 		return 4;
 	}
 	if (et == TEP_ETH_P_IPV6) {
@@ -233,18 +243,17 @@ classify(struct worker *w, struct rte_mbuf *m)
 		if (m->pkt_len > 14 + tot)
 			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
 		if (is_nd(ip, tot)) {
-			punt(w, m, TEP_PUNT_ND);
+			punt(w, m, TEP_PUNT_ND, 6);
 			return 0;
 		}
 		if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
 			drop(w, m, TEP_R_MULTICAST);
 			return 0;
 		}
-		tep_priv(m)->family = 6;
 		return 6;
 	}
 	if (et == 0x0806) {
-		punt(w, m, TEP_PUNT_ARP);
+		punt(w, m, TEP_PUNT_ARP, 4);
 		return 0;
 	}
 	drop(w, m, TEP_R_NOT_ROUTABLE);
@@ -259,7 +268,7 @@ classify(struct worker *w, struct rte_mbuf *m)
  * tunnel's VRF (returns 1). 0: not a tunnel packet (punt it); -1: dropped.
  */
 static int
-decap(struct worker *w, struct rte_mbuf *m)
+decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = m->data_len;
@@ -368,7 +377,7 @@ decap(struct worker *w, struct rte_mbuf *m)
 			 RTE_MBUF_F_RX_L4_CKSUM_MASK);
 	w->cnt->tun[t->id].decap++;
 	w->cnt->tun[t->id].decap_bytes += m->pkt_len;
-	tep_priv(m)->vrf = t->vrf;
+	*vrf = t->vrf;
 	return 1;
 }
 
@@ -379,24 +388,30 @@ static inline bool
 ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 {
 	if (family == 4) {
+		/* TTL is the first byte of the TTL/protocol word: in host
+		 * order that is its low byte on little-endian CPUs. */
+		const uint16_t ttl_one = RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN ?
+					 0x0001 : 0x0100;
 		uint16_t old, neu;
 
 		if (ip[8] <= 1) {
 			/* Counted as a drop; the control thread answers it. */
 			w->cnt->port[m->port].drop[TEP_R_TTL_EXCEEDED]++;
-			punt(w, m, TEP_PUNT_TTL);
+			punt(w, m, TEP_PUNT_TTL, 4);
 			return false;
 		}
+		/* One 16-bit load and store: a byte store followed by a
+		 * word load of the same bytes stalls store forwarding. */
 		memcpy(&old, ip + 8, 2);
-		ip[8]--;
-		memcpy(&neu, ip + 8, 2);
+		neu = (uint16_t)(old - ttl_one);
+		memcpy(ip + 8, &neu, 2);
 		tep_wr_csum(ip + 10, tep_csum_replace16(tep_rd_csum(ip + 10),
 							old, neu));
 		return true;
 	}
 	if (ip[7] <= 1) {
 		w->cnt->port[m->port].drop[TEP_R_TTL_EXCEEDED]++;
-		punt(w, m, TEP_PUNT_TTL);
+		punt(w, m, TEP_PUNT_TTL, 6);
 		return false;
 	}
 	ip[7]--;
@@ -415,7 +430,7 @@ too_big(struct worker *w, struct rte_mbuf *m, const uint8_t *ip, int family,
 	}
 	w->cnt->port[m->port].drop[TEP_R_TOO_BIG]++;
 	tep_priv(m)->mtu = (uint16_t)mtu;
-	punt(w, m, TEP_PUNT_TOO_BIG);
+	punt(w, m, TEP_PUNT_TOO_BIG, family);
 }
 
 static void
@@ -451,11 +466,11 @@ forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
 					  (nh->gw_v6 ? 6 : 4) : family);
 		memcpy(pv->nh_ip, gw, family == 4 ? 4 : 16);
-		punt(w, m, TEP_PUNT_RESOLVE);
+		punt(w, m, TEP_PUNT_RESOLVE, family);
 		return;
 	}
 	set_macs(eth, mac, &op->mac);
-	w->cnt->vrf[tep_priv(m)->vrf].routed++;
+	w->cnt->vrf[w->vrf].routed++;
 	tx_enqueue(w, nh->port, m);
 }
 
@@ -507,7 +522,7 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 		pv->tunnel = t->id;
 		pv->family_nh = t->p.outer_v6 ? 6 : 4;
 		memcpy(pv->nh_ip, gw, t->p.outer_v6 ? 16 : 4);
-		punt(w, m, TEP_PUNT_RESOLVE);
+		punt(w, m, TEP_PUNT_RESOLVE, t->p.outer_v6 ? 6 : 4);
 		return NULL;
 	}
 	return e;
@@ -614,21 +629,18 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	w->cnt->tun[t->id].encap++;
 	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
 	w->cnt->tun[t->id].ocsum[ret]++;
-	w->cnt->vrf[tep_priv(m)->vrf].routed++;
+	w->cnt->vrf[w->vrf].routed++;
 	tx_enqueue(w, e->port, m);
 }
 
 /* ---- lookup and dispatch ------------------------------------------------ */
 
-static void route(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
-		  bool decapsulated);
-
 static void
-dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx,
-	 bool decapsulated, struct rte_mbuf **again, uint16_t *nagain)
+dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
+	 bool decapsulated, struct rte_mbuf **again, uint16_t *again_vrf,
+	 uint16_t *nagain)
 {
 	const struct tep_nh *nh = &tep.rib.nh[idx];
-	int family = tep_priv(m)->family;
 	int ret;
 
 	if (idx == TEP_NH_NONE) {
@@ -649,7 +661,7 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx,
 	case TEP_NHT_LOCAL:
 		if (!decapsulated &&
 		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
-			ret = decap(w, m);
+			ret = decap(w, m, &again_vrf[*nagain]);
 			if (ret > 0) {
 				again[(*nagain)++] = m;
 				return;
@@ -657,7 +669,7 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx,
 			if (ret < 0)
 				return;
 		}
-		punt(w, m, TEP_PUNT_LOCAL);
+		punt(w, m, TEP_PUNT_LOCAL, family);
 		return;
 	default:
 		drop(w, m, TEP_R_NO_ROUTE);
@@ -666,16 +678,20 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx,
 
 /*
  * Look a burst up: one bulk call per (VRF, family) group, gathered in
- * arrival order. Bursts from one port are almost always one group.
+ * arrival order. A burst from one port is one VRF and almost always one
+ * family, so this is nearly always a single call. vrfs[i] and fams[i]
+ * describe pkts[i].
  */
 static void
-route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
+route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
+      const uint8_t *fams, uint16_t n, bool decapsulated)
 {
 	struct rte_mbuf *grp[TEP_BURST], *again[TEP_BURST];
+	uint16_t again_vrf[TEP_BURST], ng, nagain = 0, left = n, i;
+	uint8_t again_fam[TEP_BURST];
 	uint32_t keys4[TEP_BURST];
 	uint8_t keys6[TEP_BURST][16];
 	uint64_t nhs[TEP_BURST];
-	uint16_t i, ng, nagain = 0, left = n;
 	bool done[TEP_BURST] = { false };
 	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0;
 
@@ -686,16 +702,14 @@ route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
 
 		ng = 0;
 		for (i = 0; i < n; i++) {
-			struct tep_mbuf_priv *pv;
 			const uint8_t *ip;
 
 			if (done[i])
 				continue;
-			pv = tep_priv(pkts[i]);
 			if (ng == 0) {
-				vrf = pv->vrf;
-				family = pv->family;
-			} else if (pv->vrf != vrf || pv->family != family) {
+				vrf = vrfs[i];
+				family = fams[i];
+			} else if (vrfs[i] != vrf || fams[i] != family) {
 				continue;
 			}
 			ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
@@ -708,6 +722,7 @@ route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
 			done[i] = true;
 		}
 		left = (uint16_t)(left - ng);
+		w->vrf = vrf;
 		v = __atomic_load_n(&tep.rib.vrf[vrf], __ATOMIC_ACQUIRE);
 		if (v == NULL) {
 			for (i = 0; i < ng; i++)
@@ -727,8 +742,8 @@ route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
 			t0 = t1;
 		}
 		for (i = 0; i < ng; i++)
-			dispatch(w, grp[i], nhs[i], decapsulated, again,
-				 &nagain);
+			dispatch(w, grp[i], nhs[i], family, decapsulated,
+				 again, again_vrf, &nagain);
 		if (tep.stats_cycles) {
 			uint64_t t1 = rte_rdtsc();
 
@@ -743,11 +758,19 @@ route(struct worker *w, struct rte_mbuf **pkts, uint16_t n, bool decapsulated)
 
 		/* Decapsulated: classify the inner packet, route it in its
 		 * tunnel's VRF (and never decapsulate it again). */
-		for (i = 0; i < nagain; i++)
-			if (classify(w, again[i]) != 0)
+		for (i = 0; i < nagain; i++) {
+			int fam;
+
+			w->vrf = again_vrf[i];
+			fam = classify(w, again[i]);
+			if (fam != 0) {
+				again_vrf[k] = again_vrf[i];
+				again_fam[k] = (uint8_t)fam;
 				again[k++] = again[i];
+			}
+		}
 		if (k > 0)
-			route(w, again, k, true);
+			route(w, again, again_vrf, again_fam, k, true);
 	}
 }
 
@@ -756,7 +779,8 @@ rx_port(struct worker *w, uint16_t port)
 {
 	struct rte_mbuf *pkts[TEP_BURST];
 	const struct tep_port *p = &tep.port[port];
-	uint16_t n, i, k = 0;
+	uint16_t n, i, k = 0, vrfs[TEP_BURST];
+	uint8_t fams[TEP_BURST];
 	uint64_t t0;
 
 	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, TEP_BURST);
@@ -765,25 +789,29 @@ rx_port(struct worker *w, uint16_t port)
 	t0 = tep.stats_cycles ? rte_rdtsc() : 0;
 	w->cnt->bursts++;
 	w->cnt->port[port].rx += n;
+	w->vrf = p->vrf;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		int fam;
 
 		w->cnt->port[port].rx_bytes += m->pkt_len;
-		tep_priv(m)->vrf = p->vrf;
-		tep_priv(m)->punt = TEP_PUNT_NONE;
 		if (!p->up || p->role == TEP_ROLE_NONE) {
 			drop(w, m, TEP_R_PORT_DOWN);
 			continue;
 		}
-		if (classify(w, m) != 0)
+		fam = classify(w, m);
+		if (fam != 0) {
+			vrfs[k] = w->vrf;
+			fams[k] = (uint8_t)fam;
 			pkts[k++] = m;
+		}
 	}
 	if (tep.stats_cycles) {
 		w->cnt->stage_cycles[TEP_ST_CLASSIFY] += rte_rdtsc() - t0;
 		w->cnt->stage_pkts[TEP_ST_CLASSIFY] += n;
 	}
 	if (k > 0)
-		route(w, pkts, k, false);
+		route(w, pkts, vrfs, fams, k, false);
 }
 
 /* Frames the control thread built (ARP, ND, ICMP, released held packets):
