@@ -616,6 +616,9 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	pk.flow_label = f.hash & 0xfffff;
 	pk.l4 = f.l4;
 	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+	/* classify() verified the inner IPv4 header checksum (or the NIC
+	 * did) and ttl_dec() kept it valid: LCO may leave the header out. */
+	pk.l4.ip4_hdr_ok = family == 4;
 	ret = tep_encap_write(&t->tmpl, outer, &pk);
 	if (ret < 0) {
 		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;

@@ -217,6 +217,7 @@ tep_flow_parse(const uint8_t *buf, size_t len, bool eth, struct tep_flow *f)
 	if (r != TEP_R_OK)
 		return r;
 	f->l4.l4_end = (uint16_t)(f->l3_off + f->ip_len);
+	f->l4.l3_off = f->l3_off;
 	if (f->sport | f->dport)
 		f->hash = rte_hash_crc_4byte((uint32_t)f->sport << 16 | f->dport,
 					     f->hash);

@@ -93,6 +93,11 @@ struct tep_inner_l4 {
 	uint8_t state;		/* enum tep_l4_state */
 	uint16_t csum_start;	/* inner L4 header offset */
 	uint16_t csum_offset;	/* checksum field offset within it */
+	uint16_t l3_off;	/* inner IP header offset */
+	uint8_t ip4_hdr_ok;	/* inner IPv4 header checksum known valid:
+				 * the header then sums to -0 and LCO need
+				 * not read it (docs/lco.md) */
+	uint8_t pad;
 	uint16_t l4_end;	/* end of the L4 datagram (the inner IP
 				 * length says where); bytes after it, such
 				 * as Ethernet padding, are summed apart.
@@ -185,6 +190,9 @@ struct tep_encap_tmpl {
 	uint16_t sport_lo, sport_hi;
 	uint32_t phdr_base;	/* outer addresses + protocol, no length */
 	uint32_t ip4_sum_base;	/* IPv4 header sum, per-packet fields 0 */
+	uint32_t lco_base;	/* sum of the template from the outer L4
+				 * header on, per-packet fields 0 */
+	uint8_t lco_fast;	/* tunnel header constant: lco_base holds */
 };
 
 /*

@@ -245,6 +245,9 @@ test_roundtrip_all(void **state)
 			pk.l4 = f.l4;
 			if (pending)
 				pk.l4.state = TEP_L4_PENDING;
+			/* make_inner's IPv4 headers are valid: half the time
+			 * let LCO skip them (they sum to -0). */
+			pk.l4.ip4_hdr_ok = !in6 && (rep & 1);
 			ret = tep_encap_write(&t, buf, &pk);
 			assert_true(ret >= 0);
 			if (pending)	/* "the NIC" fills the inner one */
@@ -476,6 +479,42 @@ test_refusals(void **state)
 	assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_HW);
 	assert_int_equal(tep_ref_rd16(buf + t.l4_off + 6),
 			 ref_phdr(buf + t.l2_len, 17, 8 + 8 + (uint32_t)ilen));
+}
+
+/* ip4_hdr_ok is a promise: LCO leaves the inner IPv4 header out of the
+ * sum because a valid one sums to -0. Broken promise, wrong checksum. */
+static void
+test_ip4_hdr_ok_is_a_precondition(void **state)
+{
+	static uint8_t buf[TEP_ENCAP_HDR_MAX + 2048];
+	struct tep_encap_params p;
+	struct tep_encap_tmpl t;
+	struct tep_encap_pkt pk;
+	struct tep_flow f;
+	size_t ilen;
+	(void)state;
+
+	mk_params(&p, TEP_TUN_VXLAN, 0);
+	assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
+	ilen = make_inner(buf + t.len, 1, 0, K_UDP, 0);
+	assert_int_equal(tep_flow_parse(buf + t.len, ilen, 1, &f), TEP_R_OK);
+	memset(&pk, 0, sizeof(pk));
+	pk.inner_len = (uint16_t)ilen;
+	pk.sport = 50000;
+	pk.l4 = f.l4;
+	pk.l4.ip4_hdr_ok = 1;
+	assert_int_equal(f.l4.l3_off, 14);
+	assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_LCO);
+	ref_check_outer(buf, t.len + ilen, &t);
+	/* Corrupt the inner IPv4 header checksum: now the sum is off. */
+	buf[t.len + 14 + 10] ^= 0x40;
+	assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_LCO);
+	assert_int_not_equal(tep_ref_sum(buf + t.l4_off, t.len - t.l4_off + ilen,
+					 tep_ref_phdr(false, buf + t.l2_len + 12,
+						      buf + t.l2_len + 16, 17,
+						      (uint32_t)(t.len - t.l4_off
+								 + ilen))),
+			     0xffff);
 }
 
 /* Inner packets LCO must not trust. */
@@ -826,6 +865,7 @@ main(void)
 		cmocka_unit_test(test_gue_rco_roundtrip),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_flow_kinds),
+		cmocka_unit_test(test_ip4_hdr_ok_is_a_precondition),
 		cmocka_unit_test(test_sport_range),
 		cmocka_unit_test(test_truncation_every_byte),
 		cmocka_unit_test(test_malformations),
