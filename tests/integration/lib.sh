@@ -44,6 +44,9 @@ tep_cleanup() {
 		done
 		kill -9 "$pid" 2>/dev/null || true
 	done
+	if [ -f "$WORK/namespaces" ]; then
+		mapfile -t -O "${#NS_LIST[@]}" NS_LIST <"$WORK/namespaces"
+	fi
 	for ns in "${NS_LIST[@]}"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
@@ -56,10 +59,13 @@ tep_cleanup() {
 }
 trap tep_cleanup EXIT INT TERM
 
+# ns_add NAME: create namespace NAME-TAG and print its name. Callers use
+# $(ns_add ...), a subshell, so the name is recorded in a file, not in a
+# variable, for tep_cleanup to find.
 ns_add() {
 	local ns="$1-$TAG"
 	ip netns add "$ns"
-	NS_LIST+=("$ns")
+	echo "$ns" >>"$WORK/namespaces"
 	ip -n "$ns" link set lo up
 	echo "$ns"
 }
