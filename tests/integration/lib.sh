@@ -131,6 +131,9 @@ vxlan_site_setup() {
 	veth "$TEN" ten0 "$DP" dpacc
 	ip -n "$TEN" addr add 192.0.2.10/24 dev ten0
 	ip -n "$TEN" route add default via 192.0.2.1
+	# IPv6 tenant traffic too, across whichever underlay family
+	ip -n "$TEN" addr add 2001:db8:10::10/64 dev ten0 nodad
+	ip -n "$TEN" -6 route add default via 2001:db8:10::1
 
 	# On af_packet the underlay MTU is raised so that 1500-byte tenant packets
 	# fit after encapsulation. net_tap caps frames at 1522 bytes, so there the
@@ -153,12 +156,14 @@ vxlan_site_setup() {
 	port set net_af_packet0 role access
 	port bind net_af_packet0 vrf red
 	addr add 192.0.2.1/24 dev net_af_packet0
+	addr add 2001:db8:10::1/64 dev net_af_packet0
 	# underlay
 	port set $UND role underlay
 	port set $UND mtu $U_MTU
 	addr add $U_TEP/$U_LEN dev $UND
 	tunnel add vx1 type vxlan local $U_TEP remote $U_PEER vni 42 vrf red inner-dmac 02:00:00:00:42:02
 	route add 198.18.0.0/24 vrf red tunnel vx1
+	route add 2001:db8:20::/64 vrf red tunnel vx1
 	CONF
 
 	tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
@@ -177,6 +182,10 @@ vxlan_site_setup() {
 	ip -n "$PEER" link set vx0 address 02:00:00:00:42:02 up
 	ip -n "$PEER" addr add 198.18.0.2/24 dev vx0
 	ip -n "$PEER" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
+	ip -n "$PEER" addr add 2001:db8:20::2/64 dev vx0 nodad
+	ip -n "$PEER" -6 route add 2001:db8:10::/64 via 2001:db8:20::1 dev vx0
+	ip -n "$PEER" -6 neigh add 2001:db8:20::1 lladdr 02:74:65:70:00:00 \
+		dev vx0 nud permanent
 	# tepd's overlay MAC for tunnel vx1 (id 0): 02:74:65:70:00:00
 	ip -n "$PEER" neigh add 198.18.0.1 lladdr 02:74:65:70:00:00 dev vx0 nud permanent
 

@@ -33,6 +33,20 @@ else
 	fail "ping kernel vxlan -> tenant"; cat "$WORK/ping2"
 fi
 
+# IPv6 tenant traffic through the same tunnel (IPv6 over an IPv4 underlay,
+# or over IPv6), both ways.
+if ip netns exec "$TEN" ping -6 -c 3 -i 0.2 -W 2 2001:db8:20::2 >"$WORK/ping3" 2>&1 ||
+   ip netns exec "$TEN" ping -6 -c 3 -i 0.2 -W 2 2001:db8:20::2 >"$WORK/ping3" 2>&1; then
+	ok "ping6 tenant -> kernel vxlan, IPv6 inside IPv$FAM"
+else
+	fail "ping6 tenant -> kernel vxlan"; cat "$WORK/ping3"
+fi
+if ip netns exec "$PEER" ping -6 -c 3 -i 0.2 -W 2 2001:db8:10::10 >"$WORK/ping4" 2>&1; then
+	ok "ping6 kernel vxlan -> tenant"
+else
+	fail "ping6 kernel vxlan -> tenant"; cat "$WORK/ping4"
+fi
+
 # 2. TCP both ways, 2 MB each, sha256 compared.
 tcp() {	# tcp SERVER_NS CLIENT_NS ADDR
 	ip netns exec "$1" $PY "$HERE/xfer.py" tcp-server 5001 >"$WORK/srv" &
@@ -49,6 +63,7 @@ tcp() {	# tcp SERVER_NS CLIENT_NS ADDR
 }
 tcp "$PEER" "$TEN" 198.18.0.2
 tcp "$TEN" "$PEER" 192.0.2.10
+tcp "$PEER" "$TEN" 2001:db8:20::2
 
 # 3. UDP, 300 datagrams of 1200 bytes, each self-checked.
 ip netns exec "$PEER" $PY "$HERE/xfer.py" udp-server 5002 300 >"$WORK/usrv" &
