@@ -35,17 +35,9 @@
 
 #include "tep_proto.h"
 #include "tep_ref.h"
+#include "fuzz_checks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)							\
-	do {								\
-		if (!(c)) {						\
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #c);		\
-			abort();					\
-		}							\
-	} while (0)
 
 static bool
 oc_equal(uint16_t a, uint16_t b)
