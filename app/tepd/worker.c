@@ -590,6 +590,17 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	}
 	if (!ttl_dec(w, m, eth + 14, family))
 		return;
+	/* tep_encap_write() works on contiguous bytes: LCO reads only the
+	 * headers, but a full sum (csum full, or an inner packet LCO cannot
+	 * use) reads them all. Chains are rare here (jumbo frames on a
+	 * scattered RX queue): make them one segment, or drop if they do
+	 * not fit one. */
+	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) < 0) {
+		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
+		drop(w, m, TEP_R_ENCAP_FAILED);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, uint8_t *);
 
 	if (t->tmpl.inner_eth) {
 		set_macs(eth, mac_to_u64(&t->inner_dmac), &t->inner_smac);
