@@ -36,7 +36,10 @@
 #define TEP_NEIGH_HOLD		4	/* packets held while resolving */
 #define TEP_NO_TUNNEL		UINT32_MAX
 
-/* ---- per-packet metadata in the mbuf private area ----------------------- */
+/* ---- what a punted packet carries to the control thread ------------------ */
+
+/* Filled in only when a worker punts a packet: the fast path keeps its
+ * per-packet state in locals (the private area is a cold cache line). */
 
 enum tep_punt {
 	TEP_PUNT_NONE,
