@@ -81,4 +81,24 @@ tep_ref_phdr(bool v6, const uint8_t *src, const uint8_t *dst, uint8_t proto,
 			   0);
 }
 
+/* A deterministic PRNG (xorshift64*): each test seeds its own state, so a
+ * failure replays exactly. */
+static inline uint64_t
+tep_ref_rnd(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 2685821657736338717ull;
+}
+
+static inline void
+tep_ref_rnd_fill(uint64_t *state, uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)tep_ref_rnd(state);
+}
+
 #endif /* TEP_REF_H */

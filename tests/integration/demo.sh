@@ -23,12 +23,7 @@ SR=$(ns_add site-red)
 SB=$(ns_add site-blue)
 veth "$TR" eth0 "$DP" acc-red
 veth "$TB" eth0 "$DP" acc-blue
-veth "$DP" uplink "$WIRE" w0 1600
-veth "$SR" eth0 "$WIRE" w1 1600
-veth "$SB" eth0 "$WIRE" w2 1600
-ip -n "$WIRE" link add br0 type bridge
-ip -n "$WIRE" link set br0 up
-for w in w0 w1 w2; do ip -n "$WIRE" link set "$w" master br0; done
+wire_bridge "$WIRE" 1600 "$DP" uplink "$SR" eth0 "$SB" eth0
 for t in "$TR" "$TB"; do
 	ip -n "$t" addr add 192.0.2.10/24 dev eth0
 	ip -n "$t" route add default via 192.0.2.1

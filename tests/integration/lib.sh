@@ -86,6 +86,21 @@ veth() {
 	ip netns exec "$3" ethtool -K "$4" tx off >/dev/null 2>&1 || true
 }
 
+# wire_bridge WIRE MTU NS1 IF1 [NS2 IF2 ...]: an L2 segment. Each NSi gets
+# interface IFi on a veth whose other end is a port of bridge br0 in WIRE.
+wire_bridge() {
+	local wire=$1 mtu=$2 i=0
+	shift 2
+	ip -n "$wire" link add br0 type bridge
+	ip -n "$wire" link set br0 up
+	while [ $# -ge 2 ]; do
+		veth "$1" "$2" "$wire" "w$i" "$mtu"
+		ip -n "$wire" link set "w$i" master br0
+		i=$((i + 1))
+		shift 2
+	done
+}
+
 # tepd_start NS SOCKET CONFIG EAL-ARGS...: start tepd in NS, wait for it.
 tepd_start() {
 	local ns=$1 sock=$2 conf=$3; shift 3

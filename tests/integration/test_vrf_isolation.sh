@@ -23,12 +23,7 @@ PB=$(ns_add peerb)
 
 veth "$TR" ten0 "$DP" dpacc0
 veth "$TB" ten0 "$DP" dpacc1
-veth "$DP" dpund "$WIRE" w0 1600
-veth "$PR" up0 "$WIRE" w1 1600
-veth "$PB" up0 "$WIRE" w2 1600
-ip -n "$WIRE" link add br0 type bridge
-ip -n "$WIRE" link set br0 up
-for w in w0 w1 w2; do ip -n "$WIRE" link set "$w" master br0; done
+wire_bridge "$WIRE" 1600 "$DP" dpund "$PR" up0 "$PB" up0
 
 for t in "$TR" "$TB"; do
 	ip -n "$t" addr add 192.0.2.10/24 dev ten0

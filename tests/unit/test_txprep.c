@@ -44,10 +44,7 @@ static uint64_t rng_state = 0x7465707478707231ull; /* "teptxpr1" */
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
+	return tep_ref_rnd(&rng_state);
 }
 
 static uint32_t
@@ -59,10 +56,7 @@ rnd_below(uint32_t n)
 static void
 rnd_fill(uint8_t *p, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)rnd();
+	tep_ref_rnd_fill(&rng_state, p, n);
 }
 
 /* ---- test packets ------------------------------------------------------ */
