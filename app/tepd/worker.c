@@ -859,14 +859,19 @@ tep_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(tep.rcu, idx);
 
 	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
-		for (port = 0; port < tep.nb_ports; port++)
+		/* Ports may be added at run time: the control thread fills
+		 * tep.port[n] and then publishes nb_ports (release). */
+		uint16_t nb_ports = __atomic_load_n(&tep.nb_ports,
+						    __ATOMIC_ACQUIRE);
+
+		for (port = 0; port < nb_ports; port++)
 			if (__atomic_load_n(&tep.port[port].polling,
 					    __ATOMIC_ACQUIRE) &&
 			    w->idx < tep.port[port].nb_rxq)
 				rx_port(w, port);
 		if (idx == 0)
 			ctl_tx_drain(w);
-		for (port = 0; port < tep.nb_ports; port++)
+		for (port = 0; port < nb_ports; port++)
 			tx_flush(w, port);
 		/* Nothing loaded from shared state survives this point. */
 		rte_rcu_qsbr_quiescent(tep.rcu, idx);
