@@ -104,9 +104,10 @@ static const struct drv_row drv_table[] = {
 		"UDP); TUNNEL_UDP goes through the software parser" },
 	{ "mlx5_auxiliary", K_MLX5, 0,
 		"same Tx code as mlx5_pci" },
-	{ "net_vhost", K_SOFT, 0,
-		"not trusted: without guest csum the PMD sums in software with "
-		"rte_raw_cksum_mbuf (odd-chain bug) to pkt_len (padding)" },
+	{ "net_vhost", K_FLAT, 1,
+		"NEEDS_CSUM to the guest at l2_len+l3_len; without guest csum "
+		"the PMD sums with rte_raw_cksum_mbuf (odd-chain bug): chains "
+		"are done here" },
 	{ "net_af_packet", K_SOFT, 0,
 		"no checksum offload (Tx capa MULTI_SEGS|VLAN_INSERT)" },
 	{ "net_null", K_SOFT, 0, "no checksum offload" },
@@ -298,6 +299,10 @@ tep_txcaps_init(struct tep_txcaps *c, const char *driver_name,
 	}
 	c->multiseg_hw = (off & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
 			 !c->multiseg_bug;
+	/* A guest takes a partial checksum as verified (CHECKSUM_PARTIAL):
+	 * worth handing it one it would otherwise sum itself. */
+	c->partial_rx = c->mode == TEP_TXMODE_FLAT &&
+			strcmp(row->name, "net_vhost") == 0;
 	c->offloads = off & capa;
 	if (offloads_to_enable != NULL)
 		*offloads_to_enable = c->offloads;

@@ -105,7 +105,9 @@ struct tep_txcaps {
 	uint8_t multiseg_hw;	/* a chained mbuf may be left to the port */
 	uint8_t multiseg_bug;	/* net_tap: chains miscomputed (22.11) */
 	uint8_t drv;		/* row of the driver table (internal) */
-	uint8_t pad;
+	uint8_t partial_rx;	/* the receiver trusts a partial checksum
+				 * (vhost-user guest): verified packets may
+				 * be handed on with their checksum pending */
 	struct tep_txtun_rule tun[TEP_TXTUN_TYPES];	/* TUNNEL mode only */
 	uint64_t capa;		/* tx_offload_capa as advertised */
 	uint64_t disabled;	/* RTE_ETH_TX_OFFLOAD_* the operator disabled */

@@ -1244,6 +1244,12 @@ stats_port(struct tep_out *o, uint16_t id)
 	tep_out_u64(o, "tx_bytes", " tx_bytes %" PRIu64, c.tx_bytes);
 	tep_out_u64(o, "hw_inner_csum", " hw_inner_csum %" PRIu64, c.hw_csum);
 	tep_out_u64(o, "sw_inner_csum", " sw_inner_csum %" PRIu64, c.sw_csum);
+	tep_out_u64(o, "rx_csum_pending", " rx_csum_pending %" PRIu64,
+		    c.rx_csum_pending);
+	tep_out_u64(o, "gso_pkts", " gso_pkts %" PRIu64, c.gso_pkts);
+	tep_out_u64(o, "gso_segs", " gso_segs %" PRIu64, c.gso_segs);
+	tep_out_u64(o, "tx_csum_partial", " tx_csum_partial %" PRIu64,
+		    c.tx_csum_partial);
 	tep_out_newline(o);
 	out_drops(o, c.drop);
 	tep_out_close_object(o);
@@ -1283,6 +1289,8 @@ stats_tunnel(struct tep_out *o, uint32_t id)
 		    c.ocsum[TEP_OCSUM_HW]);
 	tep_out_u64(o, "outer_csum_none", " outer_csum_none %" PRIu64,
 		    c.ocsum[TEP_OCSUM_NONE]);
+	tep_out_u64(o, "decap_inner_csum_ok", " decap_inner_csum_ok %" PRIu64,
+		    c.decap_inner_ok);
 	tep_out_newline(o);
 	out_drops(o, c.drop);
 	tep_out_close_object(o);

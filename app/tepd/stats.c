@@ -37,6 +37,10 @@ tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out)
 		out->tx_bytes += c->tx_bytes;
 		out->hw_csum += c->hw_csum;
 		out->sw_csum += c->sw_csum;
+		out->rx_csum_pending += c->rx_csum_pending;
+		out->gso_pkts += c->gso_pkts;
+		out->gso_segs += c->gso_segs;
+		out->tx_csum_partial += c->tx_csum_partial;
 		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
 	}
 }
@@ -69,6 +73,7 @@ tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out)
 		out->encap_bytes += c->encap_bytes;
 		out->decap_bytes += c->decap_bytes;
 		SUM_ARRAY(out->ocsum, c->ocsum, 4);
+		out->decap_inner_ok += c->decap_inner_ok;
 		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
 	}
 }
@@ -129,6 +134,10 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tx_bytes", c.tx_bytes);
 	rte_tel_data_add_dict_u64(d, "hw_inner_csum", c.hw_csum);
 	rte_tel_data_add_dict_u64(d, "sw_inner_csum", c.sw_csum);
+	rte_tel_data_add_dict_u64(d, "rx_csum_pending", c.rx_csum_pending);
+	rte_tel_data_add_dict_u64(d, "gso_pkts", c.gso_pkts);
+	rte_tel_data_add_dict_u64(d, "gso_segs", c.gso_segs);
+	rte_tel_data_add_dict_u64(d, "tx_csum_partial", c.tx_csum_partial);
 	drops_dict(d, c.drop);
 	return 0;
 }
@@ -163,6 +172,7 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "outer_csum_full",
 				  c.ocsum[TEP_OCSUM_FULL]);
 	rte_tel_data_add_dict_u64(d, "outer_csum_hw", c.ocsum[TEP_OCSUM_HW]);
+	rte_tel_data_add_dict_u64(d, "decap_inner_csum_ok", c.decap_inner_ok);
 	drops_dict(d, c.drop);
 	return 0;
 }

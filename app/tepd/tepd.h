@@ -153,6 +153,9 @@ struct tep_cnt_port {
 	uint64_t rx, tx, rx_bytes, tx_bytes;
 	uint64_t drop[TEP_R_MAX];
 	uint64_t hw_csum, sw_csum;
+	uint64_t rx_csum_pending;	/* arrived with the checksum left to us */
+	uint64_t gso_pkts, gso_segs;	/* super-packets segmented, segments */
+	uint64_t tx_csum_partial;	/* verified, handed on as partial */
 };
 
 struct tep_cnt_vrf {
@@ -163,6 +166,7 @@ struct tep_cnt_vrf {
 struct tep_cnt_tun {
 	uint64_t encap, decap, encap_bytes, decap_bytes;
 	uint64_t ocsum[4];	/* by enum tep_ocsum */
+	uint64_t decap_inner_ok;	/* inner L4 checksum derived good */
 	uint64_t drop[TEP_R_MAX];
 };
 
@@ -263,6 +267,13 @@ struct tep_ctl_table;
 struct tep_ctl_table *tep_cmds_table(void);
 
 /* stats.c */
+/* gso.c: segment a TCP super-packet into out[] (fresh mbufs from mp, each
+ * with its checksum pending); number of segments, or -1 with *why set (m
+ * is left to the caller either way). */
+int tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
+		    struct rte_mbuf **out, uint16_t max, enum tep_reason *why);
+#define TEP_GSO_SEGS_MAX	256
+
 void tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out);
 void tep_cnt_sum_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
 void tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out);

@@ -76,17 +76,17 @@ punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why, int family)
 		drop(w, m, TEP_R_PUNT_FULL);
 }
 
+static void tx_flush(struct worker *w, uint16_t port);
+
 static inline void
 tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	struct txbuf *b = &w->tx[port];
 
 	b->m[b->n++] = m;
-	if (b->n == RTE_DIM(b->m)) {
-		/* Never reached with bursts of TEP_BURST, but stay safe. */
-		rte_pktmbuf_free(b->m[--b->n]);
-		w->cnt->port[port].drop[TEP_R_TX_FULL]++;
-	}
+	/* A burst of guest super-packets becomes hundreds of segments. */
+	if (unlikely(b->n == RTE_DIM(b->m)))
+		tx_flush(w, port);
 }
 
 static void
@@ -177,20 +177,24 @@ static inline int
 classify(struct worker *w, struct rte_mbuf *m)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t room = m->data_len;
+	/* Lengths are checked against the whole packet, header reads
+	 * against the first segment: a chain (a guest's TSO super-packet,
+	 * a jumbo frame) has its headers there. */
+	uint32_t room = m->pkt_len, hroom = m->data_len;
 	uint16_t et;
 
-	if (room < 14) {
+	if (hroom < 14) {
 		drop(w, m, TEP_R_TRUNCATED);
 		return 0;
 	}
 	et = tep_rd16(eth + 12);
 	room -= 14;
+	hroom -= 14;
 	if (et == TEP_ETH_P_IPV4) {
 		const uint8_t *ip = eth + 14;
 		uint32_t ihl, tot;
 
-		if (room < 20) {
+		if (hroom < 20) {
 			drop(w, m, TEP_R_TRUNCATED);
 			return 0;
 		}
@@ -201,7 +205,7 @@ classify(struct worker *w, struct rte_mbuf *m)
 				   TEP_R_BAD_HDR_LEN);
 			return 0;
 		}
-		if (tot > room || tot < ihl || ihl > room) {
+		if (tot > room || tot < ihl || ihl > hroom) {
 			drop(w, m, tot > room ? TEP_R_TRUNCATED :
 				   TEP_R_BAD_LENGTH);
 			return 0;
@@ -227,7 +231,7 @@ classify(struct worker *w, struct rte_mbuf *m)
 		const uint8_t *ip = eth + 14;
 		uint32_t tot;
 
-		if (room < 40) {
+		if (hroom < 40) {
 			drop(w, m, TEP_R_TRUNCATED);
 			return 0;
 		}
@@ -242,7 +246,7 @@ classify(struct worker *w, struct rte_mbuf *m)
 		}
 		if (m->pkt_len > 14 + tot)
 			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
-		if (is_nd(ip, tot)) {
+		if (is_nd(ip, RTE_MIN(tot, hroom))) {
 			punt(w, m, TEP_PUNT_ND, 6);
 			return 0;
 		}
@@ -261,6 +265,44 @@ classify(struct worker *w, struct rte_mbuf *m)
 }
 
 /* ---- decapsulation ------------------------------------------------------ */
+
+/* Inner TCP/UDP checksum right, from the good outer one (d parsed buf)? */
+static bool
+inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
+{
+	const uint8_t *ip = buf + d->inner_off +
+			    (d->inner_proto == TEP_ETH_P_TEB ? 14 : 0);
+	uint32_t end = (uint32_t)d->l4_off + d->l4_len;
+	uint32_t ipoff = (uint32_t)(ip - buf), l3_len, tot;
+	uint8_t proto;
+
+	if (ipoff + 40 > end)
+		return false;
+	if ((ip[0] >> 4) == 4) {
+		l3_len = (ip[0] & 0xfu) * 4u;
+		tot = tep_rd16(ip + 2);
+		proto = ip[9];
+		if (l3_len < 20 || (tep_rd16(ip + 6) & 0x3fff))
+			return false;
+	} else if ((ip[0] >> 4) == 6) {
+		l3_len = 40;
+		tot = 40u + tep_rd16(ip + 4);
+		proto = ip[6];
+	} else {
+		return false;
+	}
+	/* The derivation covers up to the end of the outer datagram. */
+	if (ipoff + tot != end || (proto != 6 && proto != 17) ||
+	    tot < l3_len + 8)
+		return false;
+	if (proto == 17 && (ip[0] >> 4) == 4 && tep_rd16(ip + l3_len + 6) == 0)
+		return false;
+	return tep_inner_csum_derive(buf, d, ipoff + l3_len,
+		(ip[0] >> 4) == 4 ?
+		tep_ipv4_phdr_sum(ip + 12, ip + 16, proto,
+				  (uint16_t)(tot - l3_len)) :
+		tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, tot - l3_len));
+}
 
 /*
  * A packet for one of our underlay addresses: a tunnel packet is stripped
@@ -372,9 +414,17 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf)
 		rte_pktmbuf_adj(m, (uint16_t)(d.inner_off - 14));
 		tep_wr16(rte_pktmbuf_mtod(m, uint8_t *) + 12, d.inner_proto);
 	}
-	/* The outer verdict says nothing of the inner headers. */
+	/* The outer verdict says nothing of the inner headers, but a good
+	 * outer UDP checksum tells the inner one from headers alone (a
+	 * guest behind vhost-user is then spared its own check). */
 	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK |
 			 RTE_MBUF_F_RX_L4_CKSUM_MASK);
+	if ((d.csum_verified || (d.csum_present &&
+				 l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)) &&
+	    inner_csum_good(buf, &d)) {
+		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		w->cnt->tun[t->id].decap_inner_ok++;
+	}
 	w->cnt->tun[t->id].decap++;
 	w->cnt->tun[t->id].decap_bytes += m->pkt_len;
 	*vrf = t->vrf;
@@ -433,6 +483,63 @@ too_big(struct worker *w, struct rte_mbuf *m, const uint8_t *ip, int family,
 	punt(w, m, TEP_PUNT_TOO_BIG, family);
 }
 
+/*
+ * A packet going out as it came (no tunnel) whose TCP/UDP checksum is
+ * pending (a guest left it to us) gets the Tx request drivers/ completes;
+ * and one whose checksum is known good (derived at decapsulation) is
+ * handed to a receiver that trusts partial checksums (a guest behind
+ * vhost-user) as partial, so the guest does not sum it again: the field
+ * gets the pseudo-header seed, which costs the headers only.
+ */
+static void
+flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
+	       int family, const struct tep_port *op)
+{
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l3_len, l4_len;
+	uint8_t proto, *l4;
+	uint16_t seed;
+
+	if (l4f != RTE_MBUF_F_RX_L4_CKSUM_NONE &&
+	    !(l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD && op->txcaps.partial_rx))
+		return;
+	if (family == 4) {
+		l3_len = (ip[0] & 0xfu) * 4u;
+		proto = ip[9];
+		l4_len = tep_rd16(ip + 2) - l3_len;
+		if (tep_rd16(ip + 6) & 0x3fff)	/* fragment */
+			return;
+	} else {
+		l3_len = 40;
+		proto = ip[6];
+		l4_len = tep_rd16(ip + 4);
+	}
+	if ((proto != 6 && proto != 17) ||
+	    l4_len < (proto == 6 ? 20u : 8u) ||
+	    14 + l3_len + 20 > m->data_len)
+		return;
+	l4 = ip + l3_len;
+	if (l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+		if (proto == 17 && family == 4 && tep_rd16(l4 + 6) == 0)
+			return;		/* no checksum to hand on */
+		seed = tep_csum_fold(family == 4 ?
+			tep_ipv4_phdr_sum(ip + 12, ip + 16, proto,
+					  (uint16_t)l4_len) :
+			tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, l4_len));
+		memcpy(l4 + (proto == 6 ? 16 : 6), &seed, 2);
+		w->cnt->port[op->id].tx_csum_partial++;
+	}
+	m->l2_len = 14;
+	m->l3_len = l3_len;
+	m->l4_len = proto == 6 ? 20 : 8;
+	m->ol_flags = (family == 4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
+		      (proto == 6 ? RTE_MBUF_F_TX_TCP_CKSUM :
+				    RTE_MBUF_F_TX_UDP_CKSUM);
+	/* net_vhost's software fallback picks UDP 0 -> 0xffff by ptype */
+	m->packet_type = (family == 4 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6) |
+			 (proto == 6 ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+}
+
 static void
 forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	int family)
@@ -470,6 +577,8 @@ forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		return;
 	}
 	set_macs(eth, mac, &op->mac);
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
+		flat_csum_meta(w, m, ip, family, op);
 	w->cnt->vrf[w->vrf].routed++;
 	tx_enqueue(w, nh->port, m);
 }
@@ -649,6 +758,36 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 
 /* ---- lookup and dispatch ------------------------------------------------ */
 
+/*
+ * A guest's TCP super-packet (vhost-user GSO request): cut it into segments
+ * of the guest's MSS, each with its checksum pending, and send them on as
+ * if the guest had sent them one by one. tepd segments in software: no PMD
+ * here has tunnel TSO (docs/vm-ports.md).
+ */
+static void
+gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	     int family)
+{
+	struct rte_mbuf *segs[TEP_GSO_SEGS_MAX];
+	enum tep_reason why;
+	int n, i;
+
+	n = tep_gso_segment(tep.pool, m, segs, TEP_GSO_SEGS_MAX, &why);
+	if (n < 0) {
+		drop(w, m, why);
+		return;
+	}
+	w->cnt->port[m->port].gso_pkts++;
+	w->cnt->port[m->port].gso_segs += (uint64_t)n;
+	rte_pktmbuf_free(m);
+	for (i = 0; i < n; i++) {
+		if (nh->type == TEP_NHT_TUNNEL)
+			encap(w, segs[i], nh, family);
+		else
+			forward(w, segs[i], nh, family);
+	}
+}
+
 static void
 dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 	 bool decapsulated, struct rte_mbuf **again, uint16_t *again_vrf,
@@ -659,6 +798,12 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 
 	if (idx == TEP_NH_NONE) {
 		drop(w, m, TEP_R_NO_ROUTE);
+		return;
+	}
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_LRO) &&
+	    (nh->type == TEP_NHT_GW || nh->type == TEP_NHT_CONNECTED ||
+	     nh->type == TEP_NHT_TUNNEL)) {
+		gso_dispatch(w, m, nh, family);
 		return;
 	}
 	switch (nh->type) {
@@ -809,6 +954,9 @@ rx_port(struct worker *w, uint16_t port)
 		int fam;
 
 		w->cnt->port[port].rx_bytes += m->pkt_len;
+		w->cnt->port[port].rx_csum_pending +=
+			(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_L4_CKSUM_NONE;
 		if (!p->up || p->role == TEP_ROLE_NONE) {
 			drop(w, m, TEP_R_PORT_DOWN);
 			continue;

@@ -422,3 +422,21 @@ tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d)
 	tep_wr_csum(buf + d->inner_off + d->rco_offset, ck);
 	return TEP_R_OK;
 }
+
+bool
+tep_inner_csum_derive(const uint8_t *buf, const struct tep_decap *d,
+		      uint32_t inner_l4, uint32_t inner_phdr)
+{
+	uint32_t start = inner_l4 - d->l4_off, before;
+	uint16_t region;
+
+	if (d->l4_proto != IPPROTO_UDP_ || !d->csum_present ||
+	    inner_l4 < d->l4_off || start >= d->l4_len)
+		return false;
+	before = tep_csum_partial(buf + d->l4_off, start,
+				  outer_phdr(buf, d, IPPROTO_UDP_, d->l4_len));
+	region = (uint16_t)~tep_csum_fold(before);
+	if (start & 1)	/* the region's own lanes are the swapped ones */
+		region = (uint16_t)(region >> 8 | region << 8);
+	return tep_csum_fold(tep_csum_add(region, inner_phdr)) == 0xffff;
+}

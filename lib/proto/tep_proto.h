@@ -322,4 +322,56 @@ enum tep_reason tep_parse_gre(const uint8_t *buf, size_t len,
  */
 enum tep_reason tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d);
 
+/*
+ * Inner checksum from a known-good outer UDP checksum (the receive-side
+ * twin of LCO): the UDP datagram with its pseudo-header sums to -0, so the
+ * inner L4 region, from inner_l4 (offset in buf) to the end of the datagram,
+ * sums to ~(outer pseudo-header + the bytes in front of it). Adding the
+ * inner pseudo-header sum says whether the inner TCP/UDP checksum is right
+ * without reading a payload byte. `inner_phdr` is 0 for ICMPv4. Only
+ * meaningful when d->csum_present and the outer checksum was verified (by
+ * tep_parse_outer or the NIC), and the inner datagram ends where the outer
+ * one does. Returns true when the inner checksum is right.
+ */
+bool tep_inner_csum_derive(const uint8_t *buf, const struct tep_decap *d,
+			   uint32_t inner_l4, uint32_t inner_phdr);
+
+/*
+ * TCP segmentation (TSO/GSO done by tepd) of an Ethernet frame carrying a
+ * TCP super-packet: IPv4 or IPv6 without extension headers. Every segment
+ * gets the same headers with: IPv4 total length, ID (+1 per segment) and
+ * header checksum; IPv6 payload length; TCP sequence number; CWR only on
+ * the first segment, FIN and PSH only on the last (as Linux's
+ * tcp_gso_segment()); and the TCP checksum field set to the pseudo-header
+ * sum for the segment's length, so the segment leaves with its checksum
+ * pending (completed by the NIC or by drivers/ in software, like any
+ * packet whose checksum a guest left to us). Whatever the super-packet's
+ * field held (virtio guests put the seed with or without the length) is
+ * not used.
+ */
+struct tep_tso {
+	uint16_t l3_off;	/* IP header (14 for an untagged frame) */
+	uint16_t l3_len;	/* IPv4 IHL*4 or 40 */
+	uint16_t l4_len;	/* TCP data offset*4 */
+	uint16_t hdr_len;	/* l3_off + l3_len + l4_len */
+	uint16_t mss;		/* payload bytes per segment */
+	uint16_t nb_segs;
+	uint32_t payload;	/* TCP payload bytes in the super-packet */
+	uint8_t family;		/* 4 or 6 */
+};
+
+/* Check a super-packet's headers (hdr_room contiguous bytes at frame,
+ * frame_len in all) and plan its segments. TEP_R_OK, or TEP_R_BAD_GSO /
+ * TEP_R_TRUNCATED. A packet whose payload fits one segment gets
+ * nb_segs = 1 (it still leaves with a pending checksum). */
+enum tep_reason tep_tso_plan(const uint8_t *frame, size_t hdr_room,
+			     uint32_t frame_len, uint16_t l3_off,
+			     uint16_t mss, struct tep_tso *t);
+
+/* Write the headers of segment idx (payload bytes seg_payload) to out
+ * (t->hdr_len bytes), from the super-packet's headers at frame; out may be
+ * frame itself (a super-packet that is one segment is fixed in place). */
+void tep_tso_seg_hdr(const struct tep_tso *t, const uint8_t *frame,
+		     uint8_t *out, uint16_t idx, uint16_t seg_payload);
+
 #endif /* TEP_PROTO_H */

@@ -34,6 +34,8 @@
 	X(NO_NEIGH,        "no_neigh",        "next hop MAC unresolved") \
 	X(TTL_EXCEEDED,    "ttl_exceeded",    "TTL or hop limit reached 0") \
 	X(TOO_BIG,         "too_big",         "larger than the egress MTU, not fragmented") \
+	X(BAD_GSO,         "bad_gso",         "segmentation request for other than TCP over IPv4/IPv6, or inconsistent") \
+	X(NO_MBUF,         "no_mbuf",         "mbuf pool empty while segmenting") \
 	X(NO_HEADROOM,     "no_headroom",     "no mbuf headroom for the outer headers") \
 	X(ENCAP_FAILED,    "encap_failed",    "outer checksum impossible for this packet") \
 	X(BAD_TX_META,     "bad_tx_meta",     "offload metadata refused at tx-prepare") \

@@ -18,7 +18,7 @@ plain RFC 1071 sum over the bytes as captured.
       Merge pcaps into one, in timestamp order.
 
   check_underlay.py check PCAP TYPE [options]
-      TYPE: geneve, fou, gue or gre. Decode every frame and verify:
+      TYPE: vxlan, geneve, fou, gue or gre. Decode every frame and verify:
         outer IPv4 header checksum; outer UDP checksum (present and
         right) or the GRE checksum; the tunnel header fields (version,
         flags, protocol, VNI/key, reserved bits); the inner IPv4 header
@@ -29,7 +29,7 @@ plain RFC 1071 sum over the bytes as captured.
       is a bad packet. Exit 1 if any packet is bad, or if fewer than --min
       tunnel packets (or fewer than --min-dir in either direction) were
       seen.
-      --vni N        expected GENEVE VNI / GRE key (GRE: key required)
+      --vni N        expected VXLAN/GENEVE VNI / GRE key (GRE: key required)
       --gre-csum on|off   whether GRE packets must carry a checksum
       --rco off|on|required   GUE remote checksum offload: refused (off),
                      allowed (on), or needed on at least one packet
@@ -64,7 +64,7 @@ from scapy.contrib.geneve import GENEVE
 
 conf.verb = 0
 
-DEFAULT_PORT = {"geneve": 6081, "fou": 5555, "gue": 6080}
+DEFAULT_PORT = {"vxlan": 4789, "geneve": 6081, "fou": 5555, "gue": 6080}
 ETH_P_TEB, ETH_P_IP, ETH_P_IPV6, ETH_P_ARP = 0x6558, 0x0800, 0x86DD, 0x0806
 
 GUE_F_PRIV = 0x0001
@@ -301,7 +301,9 @@ class Checker:
             raise Bad("UDP to port %d: not the %s port %d"
                       % (u.dport, self.type, self.dport))
         pay = l4 + 8
-        if self.type == "geneve":
+        if self.type == "vxlan":
+            self.vxlan(raw, pay, l4end, probs)
+        elif self.type == "geneve":
             self.geneve(raw, pay, l4end, probs)
         elif self.type == "fou":
             self.ok("fou")
@@ -312,6 +314,19 @@ class Checker:
             raise Bad("UDP packet on a %s underlay" % self.type)
 
     # -- tunnels --
+
+    def vxlan(self, raw, off, end, probs):
+        # RFC 7348: flags 0x08 (I), reserved bytes zero, VNI, reserved
+        if end - off < 8:
+            raise Bad("VXLAN header truncated")
+        h = raw[off:off + 8]
+        if h[0] != 0x08 or h[1:4] != b"\0\0\0" or h[7] != 0:
+            probs.append("VXLAN flags/reserved %s" % h.hex())
+        vni = int.from_bytes(h[4:7], "big")
+        if self.a.vni is not None and vni != self.a.vni:
+            probs.append("VXLAN VNI %d, expected %d" % (vni, self.a.vni))
+        self.ok("vxlan")
+        self.inner_eth(raw, off + 8, end, probs)
 
     def geneve(self, raw, off, end, probs):
         if end - off < 8:
@@ -649,7 +664,7 @@ def main():
     p.add_argument("inputs", nargs="+")
     p = sub.add_parser("check")
     p.add_argument("pcap")
-    p.add_argument("type", choices=["geneve", "fou", "gue", "gre"])
+    p.add_argument("type", choices=["vxlan", "geneve", "fou", "gue", "gre"])
     p.add_argument("--vni", type=int)
     p.add_argument("--gre-csum", choices=["on", "off"])
     p.add_argument("--rco", choices=["off", "on", "required"], default="off")

@@ -128,7 +128,8 @@ tepd_start() {
 #   vxlan_site_setup af_packet|tap 4|6
 #   ten (192.0.2.10) --veth-- [tepd access, vrf red]
 #                              [tepd underlay] --wire-- peer: vx0 198.18.0.2
-# Sets DP TEN PEER UND U_TEP U_PEER CTL.
+# Sets DP TEN PEER UND U_TEP U_PEER CTL. Optional: SITE_EXTRA_VDEV (more
+# EAL --vdev arguments), SITE_EXTRA_CONF (more tepd.conf lines).
 vxlan_site_setup() {
 	local PMD=$1 FAM=$2
 
@@ -179,10 +180,12 @@ vxlan_site_setup() {
 	tunnel add vx1 type vxlan local $U_TEP remote $U_PEER vni 42 vrf red inner-dmac 02:00:00:00:42:02
 	route add 198.18.0.0/24 vrf red tunnel vx1
 	route add 2001:db8:20::/64 vrf red tunnel vx1
+	${SITE_EXTRA_CONF:-}
 	CONF
 
+	# shellcheck disable=SC2086
 	tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
-		--vdev=net_af_packet0,iface=dpacc $VDEV_UND
+		--vdev=net_af_packet0,iface=dpacc $VDEV_UND ${SITE_EXTRA_VDEV:-}
 	CTL="$TEPCTL -s $WORK/tepd.sock"
 
 	if [ "$PMD" = tap ]; then

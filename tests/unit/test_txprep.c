@@ -1444,8 +1444,7 @@ test_caps_table(void **state)
 	/* software-only drivers, whatever they advertise */
 	{
 		static const char *const soft[] = {
-			"net_vhost", "net_af_packet", "net_null", "net_ring",
-			"net_pcap",
+			"net_af_packet", "net_null", "net_ring", "net_pcap",
 		};
 		unsigned int i;
 
@@ -1458,6 +1457,22 @@ test_caps_table(void **state)
 		tep_txcaps_describe(&c, line, sizeof(line));
 		print_message("  %s\n", line);
 	}
+
+	/* net_vhost: flat (the guest gets NEEDS_CSUM), chains in software,
+	 * and the only one whose receiver trusts a partial checksum */
+	assert_int_equal(tep_txcaps_init(&c, "net_vhost", CAPA_VIRTIO, 0, &off),
+			 0);
+	assert_int_equal(c.mode, TEP_TXMODE_FLAT);
+	assert_int_equal(c.multiseg_hw, 0);
+	assert_int_equal(c.partial_rx, 1);
+	assert_int_equal(tep_txcaps_init(&c, "net_vhost", CAPA_VIRTIO,
+		RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM,
+		&off), 0);
+	assert_int_equal(c.mode, TEP_TXMODE_NONE);
+	assert_int_equal(c.partial_rx, 0);
+	assert_int_equal(tep_txcaps_init(&c, "net_tap", CAPA_VIRTIO, 0, &off),
+			 0);
+	assert_int_equal(c.partial_rx, 0);
 
 	/* unknown drivers: flat only for UDP+TCP without tunnel offloads */
 	assert_int_equal(tep_txcaps_init(&c, "net_foo", CAPA_VIRTIO, 0, &off),
