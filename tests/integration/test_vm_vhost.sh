@@ -195,6 +195,19 @@ else
 	fail "no packet was handed to the guest as checksum-partial"
 fi
 $CTL stats >"$WORK/stats"
+# Who completed the inner checksums on the underlay: the PMD (net_tap) or
+# tepd's software fallback (net_af_packet).
+$CTL -j stats port "$UND" >"$WORK/und.json"
+hw=$(jget ports.0.hw_inner_csum <"$WORK/und.json")
+sw=$(jget ports.0.sw_inner_csum <"$WORK/und.json")
+say "underlay $UND inner checksums: by the PMD $hw, in software $sw"
+if { [ "$PMD" = tap ] && [ "$hw" -gt 1000 ] && [ "$sw" -eq 0 ]; } ||
+   { [ "$PMD" = af_packet ] && [ "$sw" -gt 1000 ] && [ "$hw" -eq 0 ]; }; then
+	ok "inner checksums completed where expected for $PMD"
+else
+	fail "inner checksums: hw $hw sw $sw on $PMD"
+fi
+
 # What the guest sees: testpmd prints the Rx offload flags of what it
 # receives from tepd. UDP from the peer, outer checksum on: tepd derives
 # the inner checksum and hands it on partial.
