@@ -6,6 +6,7 @@
  * tepctl: send one command to tepd's control socket and print the reply.
  *
  *	tepctl [-s SOCKET] [-j] COMMAND...
+ *	tepctl [-s SOCKET] vrf exec NAME -- COMMAND [ARGS...]
  *
  * The reply body goes to stdout as it is (stream items one by one, each
  * flushed); an error reply goes to stderr as "tepctl: MESSAGE".
@@ -13,11 +14,13 @@
  * error (130 if interrupted before any reply).
  */
 
-#define _GNU_SOURCE		/* ppoll */
+#define _GNU_SOURCE		/* ppoll, setns */
 
 #include <errno.h>
 #include <getopt.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "tep_ctl_proto.h"
@@ -34,12 +38,14 @@
 #define EXIT_INTR	130
 
 static volatile sig_atomic_t interrupted;
+static pid_t server_pid;	/* from SO_PEERCRED, for vrf exec */
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tepctl [-s SOCKET] [-j] COMMAND...\n"
+		"       tepctl [-s SOCKET] vrf exec NAME -- COMMAND [ARGS...]\n"
 		"       tepctl -h\n"
 		"Send COMMAND to the tepd daemon and print its reply.\n"
 		"  -s SOCKET  control socket "
@@ -146,9 +152,11 @@ write_out(const char *body, size_t len)
 	return fflush(stdout) == 0;
 }
 
-/* Read and print replies until the final one; returns the exit status. */
+/* Read and print replies until the final one; returns the exit status.
+ * With capture, a successful final reply's body goes there (NUL-ended,
+ * cut to cap) instead of stdout. */
 static int
-read_replies(int fd, const sigset_t *wait_mask)
+read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 {
 	size_t size = 64 * 1024, len = 0, flen, need;
 	struct tep_ctl_reply rep;
@@ -178,7 +186,11 @@ read_replies(int fd, const sigset_t *wait_mask)
 				len -= flen;
 				continue;
 			}
-			if (rep.status == 0) {
+			if (rep.status == 0 && capture != NULL) {
+				rc = EXIT_SUCCESS;
+				snprintf(capture, cap, "%.*s",
+					 (int)rep.body_len, rep.body);
+			} else if (rep.status == 0) {
 				rc = EXIT_SUCCESS;
 				if (!write_out(rep.body, rep.body_len)) {
 					fprintf(stderr,
@@ -245,15 +257,118 @@ read_replies(int fd, const sigset_t *wait_mask)
 	return rc;
 }
 
+/* Send one request and handle its replies (see read_replies). */
+static int
+run(const char *path, uint8_t flags, int argc, char **argv, char *capture,
+    size_t cap)
+{
+	uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
+	sigset_t wait_mask, saved;
+	size_t rlen;
+	int perr, fd, rc;
+
+	perr = tep_ctl_req_encode(req, sizeof(req), flags, argc, argv, &rlen);
+	if (perr != TEP_CTL_PERR_OK) {
+		fprintf(stderr, "tepctl: command too long: %s "
+			"(at most %d words of %u bytes, %u bytes in all)\n",
+			tep_ctl_perr_str(perr), TEP_CTL_MAX_ARGS,
+			TEP_CTL_MAX_WORD, TEP_CTL_MAX_REQ);
+		return EXIT_USAGE;
+	}
+	fd = connect_to(path);
+	if (fd < 0)
+		return EXIT_USAGE;
+	if (capture != NULL) {
+		struct ucred uc;
+		socklen_t ulen = sizeof(uc);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ulen) == 0)
+			server_pid = uc.pid;
+	}
+	if (send_all(fd, req, rlen) != 0) {
+		fprintf(stderr, "tepctl: send: %s\n", strerror(errno));
+		close(fd);
+		return EXIT_USAGE;
+	}
+	sigprocmask(SIG_SETMASK, NULL, &saved);
+	catch_signals(&wait_mask);
+	rc = read_replies(fd, &wait_mask, capture, cap);
+	close(fd);
+	if (capture != NULL) {	/* the command to exec gets them as usual */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &saved, NULL);
+	}
+	return rc;
+}
+
+/*
+ * vrf exec NAME -- COMMAND [ARGS...]: tepd checks the request and names
+ * the VRF's network namespace; we enter it and become the command, so it
+ * and all its children have their sockets in the VRF (docs/vrf-exec.md).
+ */
+static int
+vrf_exec(const char *path, int argc, char **argv)
+{
+	char ns_id[48], reply[512], name[400], nsfd_path[64];
+	char *words[5];
+	struct stat st;
+	int rc, fd, nsfd;
+
+	if (argc < 5 || strcmp(argv[3], "--") != 0) {
+		fprintf(stderr, "usage: tepctl vrf exec NAME -- COMMAND "
+			"[ARGS...]\n");
+		return EXIT_USAGE;
+	}
+	if (stat("/proc/self/ns/net", &st) != 0) {
+		fprintf(stderr, "tepctl: /proc/self/ns/net: %s\n",
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	snprintf(ns_id, sizeof(ns_id), "%llu:%llu",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	words[0] = argv[0];
+	words[1] = argv[1];
+	words[2] = argv[2];
+	words[3] = (char *)"netns";
+	words[4] = ns_id;
+	rc = run(path, 0, 5, words, reply, sizeof(reply));
+	if (rc != EXIT_SUCCESS)
+		return rc;
+	/* "NAME FD": tepd's descriptor for the namespace, opened through
+	 * /proc, works whatever mount namespace tepd's NAME is in. */
+	if (sscanf(reply, "%399s %d", name, &nsfd) != 2 || server_pid <= 0) {
+		fprintf(stderr, "tepctl: unexpected reply: %s\n", reply);
+		return EXIT_CMD_FAILED;
+	}
+	snprintf(nsfd_path, sizeof(nsfd_path), "/proc/%d/fd/%d",
+		 (int)server_pid, nsfd);
+	fd = open(nsfd_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "tepctl: %s (%s): %s\n", nsfd_path, name,
+			strerror(errno));
+		return EXIT_CMD_FAILED;
+	}
+	if (setns(fd, CLONE_NEWNET) != 0) {
+		fprintf(stderr, "tepctl: entering %s: %s%s\n", name,
+			strerror(errno), errno == EPERM ?
+			" (vrf exec needs CAP_SYS_ADMIN, like ip netns exec)" :
+			"");
+		close(fd);
+		return EXIT_CMD_FAILED;
+	}
+	close(fd);
+	execvp(argv[4], argv + 4);
+	fprintf(stderr, "tepctl: %s: %s\n", argv[4], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *path = NULL, *env;
-	uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
 	uint8_t flags = 0;
-	sigset_t wait_mask;
-	size_t rlen;
-	int opt, perr, fd, rc;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "+hjs:")) != -1) {
 		switch (opt) {
@@ -281,26 +396,8 @@ main(int argc, char **argv)
 		       env : TEP_CTL_DEFAULT_SOCKET;
 	}
 
-	perr = tep_ctl_req_encode(req, sizeof(req), flags, argc - optind,
-				  argv + optind, &rlen);
-	if (perr != TEP_CTL_PERR_OK) {
-		fprintf(stderr, "tepctl: command too long: %s "
-			"(at most %d words of %u bytes, %u bytes in all)\n",
-			tep_ctl_perr_str(perr), TEP_CTL_MAX_ARGS,
-			TEP_CTL_MAX_WORD, TEP_CTL_MAX_REQ);
-		return EXIT_USAGE;
-	}
-
-	fd = connect_to(path);
-	if (fd < 0)
-		return EXIT_USAGE;
-	if (send_all(fd, req, rlen) != 0) {
-		fprintf(stderr, "tepctl: send: %s\n", strerror(errno));
-		close(fd);
-		return EXIT_USAGE;
-	}
-	catch_signals(&wait_mask);
-	rc = read_replies(fd, &wait_mask);
-	close(fd);
-	return rc;
+	if (argc - optind >= 2 && strcmp(argv[optind], "vrf") == 0 &&
+	    strcmp(argv[optind + 1], "exec") == 0)
+		return vrf_exec(path, argc - optind, argv + optind);
+	return run(path, flags, argc - optind, argv + optind, NULL, 0);
 }

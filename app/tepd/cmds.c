@@ -123,6 +123,18 @@ vrf_arg(const char *s, struct tep_err *err)
 	return v;
 }
 
+/* A VRF's host port is tepd's own: its role, VRF and addresses follow the
+ * VRF (vrfhost.c). */
+static int
+refuse_host_port(const struct tep_port *p, struct tep_err *err)
+{
+	if (!p->vrf_host)
+		return 0;
+	return ERR(EPERM, "port %s is vrf \"%s\"'s host port: tepd manages "
+		   "its role, vrf and addresses (see: vrf exec)", p->name,
+		   tep.rib.vrf[p->vrf]->name);
+}
+
 static const char *const role_names[] = {
 	[TEP_ROLE_NONE] = "none",
 	[TEP_ROLE_UNDERLAY] = "underlay",
@@ -147,6 +159,8 @@ out_port(struct tep_out *o, const struct tep_port *p)
 	tep_out_str(o, "mac", " mac %s", mac);
 	tep_out_u64(o, "mtu", " mtu %" PRIu64, p->mtu);
 	tep_out_str(o, "state", " %s", p->up ? "up" : "down");
+	tep_out_bool(o, "vrf_host", p->vrf_host ? " vrf-host" : "",
+		     p->vrf_host);
 	tep_out_newline(o);
 	tep_out_open_array(o, "addresses");
 	for (i = 0; i < p->naddr; i++) {
@@ -236,6 +250,8 @@ cmd_port_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (strcmp(what, "role") == 0 && argc == 3) {
 		int r;
 
+		if (refuse_host_port(p, err) != 0)
+			return EPERM;
 		for (r = 0; r < 3; r++)
 			if (strcmp(argv[2], role_names[r]) == 0)
 				break;
@@ -333,6 +349,8 @@ cmd_port_bind(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (v < 0)
 		return ENOENT;
 	port = &tep.port[p];
+	if (refuse_host_port(port, err) != 0)
+		return EPERM;
 	if (port->role == TEP_ROLE_UNDERLAY && v != TEP_VRF_DEFAULT)
 		return ERR(EINVAL, "port %s is an underlay port: it stays in "
 			   "vrf default", port->name);
@@ -355,8 +373,11 @@ cmd_port_bind(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	for (i = 0; i < port->naddr; i++)
 		addr_routes((uint16_t)p, &port->addr[i], false, port->vrf,
 			    NULL, 0);
+	i = port->vrf;
 	__atomic_store_n(&port->vrf, (uint16_t)v, __ATOMIC_RELEASE);
 	tep_neigh_flush_port((uint16_t)p);
+	tep_vrfhost_sync_addrs((uint16_t)i);
+	tep_vrfhost_sync_addrs((uint16_t)v);
 	return 0;
 }
 
@@ -433,6 +454,8 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	if (pi < 0)
 		return ENODEV;
 	p = &tep.port[pi];
+	if (refuse_host_port(p, err) != 0)
+		return EPERM;
 	a.family = (uint8_t)family;
 	for (i = 0; i < p->naddr; i++)
 		if (p->addr[i].family == a.family &&
@@ -444,6 +467,7 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 				   argv[0]);
 		addr_routes((uint16_t)pi, &p->addr[i], false, p->vrf, NULL, 0);
 		p->addr[i] = p->addr[--p->naddr];
+		tep_vrfhost_sync_addrs(p->vrf);
 		return 0;
 	}
 	if (i < p->naddr)
@@ -455,6 +479,7 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	if (ret != 0)
 		return ERR(ret, "%s: %s", argv[0], e);
 	p->addr[p->naddr++] = a;
+	tep_vrfhost_sync_addrs(p->vrf);
 	return 0;
 }
 
@@ -564,7 +589,7 @@ cmd_vrf_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 {
 	uint32_t table = 0;
 	char e[256];
-	int ret;
+	int ret, v;
 
 	(void)ctx;
 	(void)o;
@@ -577,7 +602,34 @@ cmd_vrf_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		return ERR(EINVAL, "expected: vrf add NAME [table ID]");
 	}
 	ret = tep_vrf_add(&tep.rib, argv[0], table, e, sizeof(e));
-	return ret ? ERR(ret, "%s", e) : 0;
+	if (ret != 0)
+		return ERR(ret, "%s", e);
+	/* All or nothing: a VRF whose host side cannot be made is not
+	 * added. */
+	v = tep_vrf_find(&tep.rib, argv[0]);
+	if (tep_vrfhost_create((uint16_t)v, e, sizeof(e)) != 0) {
+		tep_vrf_del(&tep.rib, (uint16_t)v, NULL, 0);
+		return ERR(EIO, "%s", e);
+	}
+	return 0;
+}
+
+/* The RFC's rule: a VRF with tasks inside stays. */
+static int
+vrf_tasks_refuse(uint16_t v, const char *what, struct tep_err *err)
+{
+	int pids[4], n = tep_vrfhost_pids(v, pids, 4), i;
+	char list[64] = "";
+	size_t len = 0;
+
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n && i < 4; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
+					i ? " " : "", pids[i]);
+	return ERR(EBUSY, "vrf \"%s\" has %d task(s) inside (pid %s%s): %s; "
+		   "see: vrf pids %s", tep.rib.vrf[v]->name, n, list,
+		   n > 4 ? " ..." : "", what, tep.rib.vrf[v]->name);
 }
 
 static int
@@ -594,13 +646,18 @@ cmd_vrf_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (v < 0)
 		return ENOENT;
 	for (i = 0; i < tep.nb_ports; i++)
-		nport += tep.port[i].present && tep.port[i].vrf == v;
+		nport += tep.port[i].present && !tep.port[i].vrf_host &&
+			 tep.port[i].vrf == v;
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
 		ntun += tep.tunnel[i] != NULL && tep.tunnel[i]->vrf == v;
 	if (v != TEP_VRF_DEFAULT && (nport || ntun))
 		return ERR(EBUSY, "vrf \"%s\" has %d port(s) and %d tunnel(s) "
 			   "bound: rebind or delete them first", argv[0],
 			   nport, ntun);
+	ret = vrf_tasks_refuse((uint16_t)v, "cannot delete it", err);
+	if (ret != 0)
+		return ret;
+	tep_vrfhost_destroy((uint16_t)v);
 	ret = tep_vrf_del(&tep.rib, (uint16_t)v, e, sizeof(e));
 	return ret ? ERR(ret, "%s", e) : 0;
 }
@@ -626,6 +683,88 @@ cmd_vrf_list(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		tep_out_u64(o, "table", " table %" PRIu64, v->table);
 		tep_out_u64(o, "routes4", " routes4 %" PRIu64, v->routes4);
 		tep_out_u64(o, "routes6", " routes6 %" PRIu64, v->routes6);
+		if (tep_vrfhost_netns((uint16_t)i) != NULL)
+			tep_out_str(o, "netns", " netns %s",
+				    tep_vrfhost_netns((uint16_t)i));
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	return 0;
+}
+
+/*
+ * tepctl's half of `vrf exec NAME -- COMMAND`: check that the task may
+ * enter the VRF and tell it which namespace to enter (tepctl does the
+ * setns and exec). "netns DEV:INO" is the caller's own network namespace,
+ * so a task already in one VRF cannot move to another.
+ */
+static int
+cmd_vrf_exec(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	     struct tep_out *o, struct tep_err *err)
+{
+	unsigned long long dev, ino;
+	int v, cur;
+	char tail;
+
+	(void)ctx;
+	if (argc != 3 || strcmp(argv[1], "netns") != 0 ||
+	    sscanf(argv[2], "%llu:%llu%c", &dev, &ino, &tail) != 2)
+		return ERR(EINVAL, "expected: vrf exec NAME netns DEV:INO (use "
+			   "tepctl vrf exec NAME -- COMMAND [ARGS...])");
+	v = vrf_arg(argv[0], err);
+	if (v < 0)
+		return ENOENT;
+	if (v == TEP_VRF_DEFAULT)
+		return ERR(EINVAL, "vrf default needs no exec: it is tepd's "
+			   "underlay; run the command as it is");
+	if (!tep_vrfhost_enabled())
+		return ERR(ENOTSUP, "tepd runs without VRF host ports: start "
+			   "it with -N to run tasks in a VRF");
+	cur = tep_vrfhost_vrf_of(dev, ino);
+	if (cur >= 0 && cur != v)
+		return ERR(EPERM, "this task is in vrf \"%s\" already: a "
+			   "task's VRF cannot change (start it from outside "
+			   "any VRF)", tep.rib.vrf[cur]->name);
+	/* tepctl enters the namespace through our descriptor
+	 * (/proc/TEPD/fd/N): the name under /run/netns may live in a mount
+	 * namespace of tepd's own (systemd PrivateTmp, ip netns exec). */
+	tep_out_str(o, "netns", "%s", tep_vrfhost_netns((uint16_t)v));
+	tep_out_i64(o, "fd", " %" PRId64 "\n",
+		    tep_vrfhost_netns_fd((uint16_t)v));
+	return 0;
+}
+
+static int
+cmd_vrf_pids(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	     struct tep_out *o, struct tep_err *err)
+{
+	int v = vrf_arg(argv[0], err), pids[1024], n, i;
+
+	(void)ctx;
+	(void)argc;
+	if (v < 0)
+		return ENOENT;
+	if (tep_vrfhost_netns((uint16_t)v) == NULL)
+		return ERR(ENOENT, "vrf \"%s\" has no host side%s", argv[0],
+			   v == TEP_VRF_DEFAULT ? " (it is the underlay)" :
+			   " (tepd runs without -N)");
+	n = tep_vrfhost_pids((uint16_t)v, pids, 1024);
+	tep_out_open_array(o, "pids");
+	for (i = 0; i < n && i < 1024; i++) {
+		char path[64], comm[64] = "?";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pids[i]);
+		f = fopen(path, "r");
+		if (f != NULL) {
+			if (fgets(comm, sizeof(comm), f) != NULL)
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		tep_out_open_object(o, NULL);
+		tep_out_i64(o, "pid", "%" PRId64, pids[i]);
+		tep_out_str(o, "comm", " %s", comm);
 		tep_out_newline(o);
 		tep_out_close_object(o);
 	}
@@ -1507,6 +1646,10 @@ static const struct tep_ctl_cmd cmds[] = {
 	{ "vrf del", "NAME", "delete a VRF (nothing may be bound to it)", 1,
 	  1, 0, cmd_vrf_del },
 	{ "vrf list", NULL, "list VRFs", 0, 0, 0, cmd_vrf_list },
+	{ "vrf exec", "NAME -- COMMAND [ARGS...]", "run a command in a VRF "
+	  "(tepctl; needs tepd -N)", 1, 3, 0, cmd_vrf_exec },
+	{ "vrf pids", "NAME", "tasks running in a VRF", 1, 1, 0,
+	  cmd_vrf_pids },
 	{ "tunnel add", "NAME type vxlan|geneve|fou|gue|gre local IP remote "
 	  "IP [vni N|key N] [dstport N] [vrf NAME] [csum lco|full|offload|off]"
 	  " [ttl N] [tos N|inherit] [srcport LO-HI] [inner-dmac MAC] "

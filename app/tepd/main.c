@@ -3,7 +3,7 @@
  */
 
 /*
- * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID]
+ * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID] [-C] [-N]
  *
  * The EAL main lcore is the control thread: it loads the config, serves
  * the control socket, answers what workers punt (ARP, ND, ICMP) and runs
@@ -48,12 +48,15 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
-		" [-G GROUP] [-C]\n"
+		" [-G GROUP] [-C] [-N]\n"
 		"  -f CONFIG  control commands to run at start, one per line\n"
 		"  -s SOCKET  control socket (default %s)\n"
 		"  -r ROUTES  routes per VRF and family (default 65536)\n"
 		"  -G GROUP   group allowed on the control socket besides root\n"
-		"  -C         count cycles per pipeline stage (stats)\n",
+		"  -C         count cycles per pipeline stage (stats)\n"
+		"  -N         give every VRF a host side (a network namespace)"
+		" for\n"
+		"             tepctl vrf exec; needs CAP_SYS_ADMIN\n",
 		prog, TEP_CTL_DEFAULT_SOCKET);
 }
 
@@ -126,6 +129,7 @@ main(int argc, char **argv)
 	unsigned int lc, i = 0;
 	uint64_t next_timer;
 	int ret, opt;
+	bool vrf_hosts = false;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -135,7 +139,7 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	while ((opt = getopt(argc, argv, "f:s:r:G:Ch")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNh")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -161,6 +165,9 @@ main(int argc, char **argv)
 		case 'C':
 			tep.stats_cycles = true;
 			break;
+		case 'N':
+			vrf_hosts = true;
+			break;
 		default:
 			usage(argv[0]);
 			return opt == 'h' ? 0 : 2;
@@ -179,6 +186,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (setup_memory(routes, err, sizeof(err)) != 0 ||
+	    tep_vrfhost_init(vrf_hosts, err, sizeof(err)) != 0 ||
 	    tep_ports_init(err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
@@ -239,6 +247,7 @@ main(int argc, char **argv)
 	tep_ctl_server_free(ctl_server);
 	tep_ctl_ctx_free(ctx);
 	tep_ctl_table_free(table);
+	tep_vrfhost_fini();
 	tep_ports_stop();
 	rte_pdump_uninit();
 	rte_eal_cleanup();

@@ -10,9 +10,13 @@
  * PMD's), unlike a Linux link cycle that drops IPv6 addresses.
  */
 
+#define _GNU_SOURCE		/* setns */
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 
 #include "tepd.h"
@@ -32,7 +36,7 @@ tep_port_find(const char *name)
 }
 
 static int
-port_configure(struct tep_port *p, char *err, size_t errlen)
+port_configure_here(struct tep_port *p, char *err, size_t errlen)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -123,6 +127,150 @@ port_configure(struct tep_port *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A VRF's host port (vrfhost.c) is a net_tap whose kernel side lives in
+ * the VRF's network namespace. net_tap opens its queues' tun fds by
+ * interface name, and names resolve in the calling thread's namespace:
+ * everything that (re)creates queues or closes the device runs there.
+ */
+static int
+port_enter_netns(const struct tep_port *p, char *err, size_t errlen)
+{
+	if (!p->vrf_host)
+		return 0;
+	if (setns(p->netns_fd, CLONE_NEWNET) != 0) {
+		snprintf(err, errlen, "port %s: setns: %s", p->name,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+port_leave_netns(const struct tep_port *p)
+{
+	if (p->vrf_host && setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
+		rte_panic("setns back to tepd's namespace: %s\n",
+			  strerror(errno));
+}
+
+static int
+port_configure(struct tep_port *p, char *err, size_t errlen)
+{
+	int ret;
+
+	if (port_enter_netns(p, err, errlen) != 0)
+		return -1;
+	ret = port_configure_here(p, err, errlen);
+	port_leave_netns(p);
+	return ret;
+}
+
+static void
+port_fill(struct tep_port *p, uint16_t pid)
+{
+	memset(p, 0, sizeof(*p));
+	p->present = true;
+	p->id = pid;
+	p->up = 1;
+	p->role = TEP_ROLE_NONE;
+	p->vrf = TEP_VRF_DEFAULT;
+	rte_eth_dev_get_name_by_port(pid, p->name);
+}
+
+/* Make a port visible to workers: its queues first, then the count. */
+static void
+port_publish(struct tep_port *p)
+{
+	__atomic_store_n(&p->polling, 1, __ATOMIC_RELEASE);
+	if (p->id + 1 > tep.nb_ports)
+		__atomic_store_n(&tep.nb_ports, (uint16_t)(p->id + 1),
+				 __ATOMIC_RELEASE);
+}
+
+/*
+ * Hot-plug a VRF's host port: probe the vdev inside netns_fd (net_tap
+ * creates its interface where the probing thread is), configure and start
+ * it there, and publish it. On error nothing is left behind.
+ */
+int
+tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
+		     uint16_t vrf, uint16_t mtu, uint16_t *pid, char *err,
+		     size_t errlen)
+{
+	struct tep_port *p;
+	uint16_t id;
+	int ret;
+
+	if (setns(netns_fd, CLONE_NEWNET) != 0) {
+		snprintf(err, errlen, "setns: %s", strerror(errno));
+		return -1;
+	}
+	ret = rte_dev_probe(devargs);
+	if (ret == 0 && rte_eth_dev_get_port_by_name(name, &id) != 0)
+		ret = -ENODEV;
+	if (setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
+		rte_panic("setns back to tepd's namespace: %s\n",
+			  strerror(errno));
+	if (ret != 0) {
+		snprintf(err, errlen, "%s: probe: %s", devargs,
+			 strerror(-ret));
+		return -1;
+	}
+	if (id >= TEP_PORTS_MAX) {
+		snprintf(err, errlen, "%s: port id %u: too many ports", name,
+			 id);
+		goto undo;
+	}
+	p = &tep.port[id];
+	port_fill(p, id);
+	p->vrf_host = true;
+	p->netns_fd = netns_fd;
+	p->role = TEP_ROLE_ACCESS;
+	p->vrf = vrf;
+	p->mtu = mtu;
+	if (port_configure(p, err, errlen) != 0) {
+		p->present = false;
+		goto undo;
+	}
+	port_publish(p);
+	*pid = id;
+	return 0;
+undo:
+	tep_port_detach_host(id);
+	return -1;
+}
+
+/* Unpublish, wait for the workers to let go, stop, close, unplug. */
+void
+tep_port_detach_host(uint16_t id)
+{
+	struct tep_port *p = id < TEP_PORTS_MAX ? &tep.port[id] : NULL;
+	struct rte_eth_dev_info info;
+	int netns_fd = p != NULL && p->vrf_host ? p->netns_fd : -1;
+
+	if (p != NULL) {
+		__atomic_store_n(&p->polling, 0, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
+		tep_neigh_flush_port(id);
+	}
+	if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) != 0) {
+		RTE_LOG(ERR, USER1, "port %u: setns: %s\n", id,
+			strerror(errno));
+		netns_fd = -1;
+	}
+	rte_eth_dev_stop(id);
+	if (rte_eth_dev_info_get(id, &info) == 0 && info.device != NULL) {
+		rte_eth_dev_close(id);
+		rte_dev_remove(info.device);
+	}
+	if (netns_fd >= 0 && setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
+		rte_panic("setns back to tepd's namespace: %s\n",
+			  strerror(errno));
+	if (p != NULL)
+		p->present = false;
+}
+
 int
 tep_ports_init(char *err, size_t errlen)
 {
@@ -134,17 +282,10 @@ tep_ports_init(char *err, size_t errlen)
 		if (pid >= TEP_PORTS_MAX)
 			break;
 		p = &tep.port[pid];
-		p->present = true;
-		p->id = pid;
-		p->up = 1;
-		p->role = TEP_ROLE_NONE;
-		p->vrf = TEP_VRF_DEFAULT;
-		rte_eth_dev_get_name_by_port(pid, p->name);
+		port_fill(p, pid);
 		if (port_configure(p, err, errlen) != 0)
 			return -1;
-		p->polling = 1;
-		if (pid + 1 > tep.nb_ports)
-			tep.nb_ports = (uint16_t)(pid + 1);
+		port_publish(p);
 	}
 	if (tep.nb_ports == 0) {
 		snprintf(err, errlen, "no DPDK ports: give EAL a device "
@@ -168,7 +309,10 @@ tep_port_restart(uint16_t id, char *err, size_t errlen)
 	/* Workers must be out of the queues before they are reconfigured. */
 	__atomic_store_n(&p->polling, 0, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
+	if (port_enter_netns(p, err, errlen) != 0)
+		return -1;
 	ret = rte_eth_dev_stop(p->id);
+	port_leave_netns(p);
 	if (ret != 0) {
 		snprintf(err, errlen, "port %s: stop: %s", p->name,
 			 strerror(-ret));
@@ -189,6 +333,10 @@ tep_ports_stop(void)
 	for (i = 0; i < tep.nb_ports; i++) {
 		if (!tep.port[i].present)
 			continue;
+		if (tep.port[i].vrf_host) {
+			tep_port_detach_host(i);
+			continue;
+		}
 		rte_eth_dev_stop(i);
 		rte_eth_dev_close(i);
 	}

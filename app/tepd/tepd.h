@@ -35,6 +35,7 @@
 #define TEP_NEIGH_MAX		4096
 #define TEP_NEIGH_HOLD		4	/* packets held while resolving */
 #define TEP_NO_TUNNEL		UINT32_MAX
+#define TEP_NO_PORT		UINT16_MAX
 
 /* ---- what a punted packet carries to the control thread ------------------ */
 
@@ -98,6 +99,8 @@ struct tep_port {
 	uint16_t nb_rxq, nb_txq;
 	struct tep_addr addr[TEP_ADDRS_MAX];
 	int naddr;
+	bool vrf_host;		/* a VRF's host port (vrfhost.c) */
+	int netns_fd;		/* vrf_host: its kernel side's namespace */
 };
 
 /* ---- tunnels ------------------------------------------------------------ */
@@ -205,6 +208,11 @@ struct tepd {
 	struct rte_hash *neigh_hash;			/* key -> index, LF */
 	struct tep_neigh neigh[TEP_NEIGH_MAX];
 
+	/* Per VRF: its host port (vrfhost.c), or TEP_NO_PORT. Workers send
+	 * packets for the VRF's own addresses there. */
+	uint16_t vrf_host_port[TEP_VRF_MAX];
+	int host_netns_fd;		/* the namespace tepd started in */
+
 	struct tep_lcore_cnt *cnt[RTE_MAX_LCORE];
 	uint16_t ip_id[RTE_MAX_LCORE];
 	uint64_t started_tsc;
@@ -221,6 +229,26 @@ int tep_ports_init(char *err, size_t errlen);
 int tep_port_find(const char *name);
 int tep_port_restart(uint16_t id, char *err, size_t errlen);
 void tep_ports_stop(void);
+int tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
+			 uint16_t vrf, uint16_t mtu, uint16_t *pid, char *err,
+			 size_t errlen);
+void tep_port_detach_host(uint16_t id);
+
+/* vrfhost.c: a kernel-facing port per VRF, in a namespace of its own, so
+ * that host tasks can live in the VRF (tepctl vrf exec). Control thread. */
+int tep_vrfhost_init(bool enable, char *err, size_t errlen);
+bool tep_vrfhost_enabled(void);
+int tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen);
+void tep_vrfhost_destroy(uint16_t vrf);
+void tep_vrfhost_fini(void);
+void tep_vrfhost_sync_addrs(uint16_t vrf);
+const char *tep_vrfhost_netns(uint16_t vrf);
+int tep_vrfhost_netns_fd(uint16_t vrf);
+/* VRF whose namespace is (dev, ino), or -1. */
+int tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino);
+/* Tasks (thread-group ids) whose network namespace is the VRF's: how many
+ * there are; the first max go to pids. */
+int tep_vrfhost_pids(uint16_t vrf, int *pids, int max);
 
 /* Control thread: send a frame out of a port (via worker 0's TX). */
 void tep_ctl_send(uint16_t port, struct rte_mbuf *m);

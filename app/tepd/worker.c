@@ -788,6 +788,25 @@ gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	}
 }
 
+/*
+ * The VRF's addresses belong to the tasks in the VRF (vrfhost.c): a packet
+ * for one of them goes to the VRF's host port, as if to a host on a
+ * connected link, unless it came from there.
+ */
+static bool
+host_deliver(struct worker *w, struct rte_mbuf *m, int family)
+{
+	uint16_t hp = __atomic_load_n(&tep.vrf_host_port[w->vrf],
+				      __ATOMIC_ACQUIRE);
+	struct tep_nh nh = { .type = TEP_NHT_CONNECTED };
+
+	if (likely(hp == TEP_NO_PORT) || hp == m->port)
+		return false;
+	nh.port = hp;
+	forward(w, m, &nh, family);
+	return true;
+}
+
 static void
 dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 	 bool decapsulated, struct rte_mbuf **again, uint16_t *again_vrf,
@@ -828,6 +847,8 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 			if (ret < 0)
 				return;
 		}
+		if (host_deliver(w, m, family))
+			return;
 		punt(w, m, TEP_PUNT_LOCAL, family);
 		return;
 	default:

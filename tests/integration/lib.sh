@@ -44,6 +44,13 @@ tep_cleanup() {
 		done
 		kill -9 "$pid" 2>/dev/null || true
 	done
+	# Namespaces tepd -N made for its VRFs ("FILE-PREFIX-VRF"): a tepd
+	# that stops cleanly removes them; one that was killed leaves them.
+	for ns in /run/netns/tep"$TAG"[0-9]*-*; do
+		[ -e "$ns" ] || continue
+		ip netns pids "${ns##*/}" 2>/dev/null | xargs -r kill 2>/dev/null || true
+		ip netns del "${ns##*/}" 2>/dev/null || true
+	done
 	if [ -f "$WORK/namespaces" ]; then
 		mapfile -t -O "${#NS_LIST[@]}" NS_LIST <"$WORK/namespaces"
 	fi
@@ -102,12 +109,13 @@ wire_bridge() {
 }
 
 # tepd_start NS SOCKET CONFIG EAL-ARGS...: start tepd in NS, wait for it.
+# TEPD_ARGS: more tepd options (after --), e.g. -N.
 tepd_start() {
 	local ns=$1 sock=$2 conf=$3; shift 3
 	local log="$WORK/tepd-$(basename "$sock").log"
 	ip netns exec "$ns" "$TEPD" -l 0-1 --no-huge -m 1024 --no-pci \
 		--file-prefix "tep$TAG$RANDOM" --log-level=pmd.net.tap:error \
-		"$@" -- -s "$sock" -f "$conf" >"$log" 2>&1 &
+		"$@" -- -s "$sock" -f "$conf" ${TEPD_ARGS:-} >"$log" 2>&1 &
 	TEPD_PIDS+=($!)
 	for _ in $(seq 100); do
 		if "$TEPCTL" -s "$sock" port list >/dev/null 2>&1; then

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Host tasks in a VRF: the userspace counterpart of the l3mdev cgroup and
+ * of `ip vrf exec`. With -N, every VRF but default gets a host port when
+ * it is created: a net_tap whose kernel interface lives in a network
+ * namespace of its own (/run/netns/PREFIX-NAME), holding the VRF's
+ * addresses and a default route to tepd. `tepctl vrf exec` enters that
+ * namespace, so every socket a task and its children open is in the VRF;
+ * tepd routes what they send in the VRF and hands back what is addressed
+ * to the VRF's addresses. Why a namespace and not a cgroup-bpf program
+ * binding sockets to a device: there is no kernel device for a VRF that
+ * lives in userspace, and a namespace is inherited by children and cannot
+ * be left without CAP_SYS_ADMIN (docs/vrf-exec.md).
+ *
+ * The kernel side is a point-to-point link: its addresses are host routes
+ * (/32, /128, no DAD) and its default routes go via 169.254.0.1 and fe80::1,
+ * addresses tepd answers ARP and ND for on the host port only.
+ */
+
+#define _GNU_SOURCE		/* setns, unshare */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+
+#include "tepd.h"
+
+#define NETNS_DIR	"/run/netns"
+#define HOST_MTU	1400	/* fits any tunnel over an IPv6 underlay of 1500 */
+#define HOST_ADDRS_MAX	64
+
+static const uint8_t gw4[4] = { 169, 254, 0, 1 };
+static const uint8_t gw6[16] = { 0xfe, 0x80, [15] = 1 };
+
+struct vrfhost {
+	bool on;
+	uint16_t port;
+	int netns_fd;
+	int nl_fd;		/* rtnetlink, opened inside the namespace */
+	uint32_t nl_seq;
+	int ifindex;		/* kernel side, in the namespace */
+	uint64_t dev, ino;	/* the namespace's identity */
+	char path[128];
+	char ifname[IF_NAMESIZE];
+	struct tep_addr addr[HOST_ADDRS_MAX];	/* installed on the kernel side */
+	int naddr;
+};
+
+static struct vrfhost hosts[TEP_VRF_MAX];
+static bool enabled;
+static char prefix[64];
+
+static void
+back_home(void)
+{
+	if (setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
+		rte_panic("setns back to tepd's namespace: %s\n",
+			  strerror(errno));
+}
+
+/* ---- rtnetlink, just enough for addresses and routes --------------------- */
+
+struct nlreq {
+	struct nlmsghdr n;
+	union {
+		struct ifaddrmsg a;
+		struct rtmsg r;
+		struct ifinfomsg i;
+	};
+	uint8_t attrs[256];
+};
+
+static void
+nl_attr(struct nlreq *q, uint16_t type, const void *data, size_t len)
+{
+	struct rtattr *ra = (struct rtattr *)((uint8_t *)q +
+					      NLMSG_ALIGN(q->n.nlmsg_len));
+
+	ra->rta_type = type;
+	ra->rta_len = (uint16_t)RTA_LENGTH(len);
+	memcpy(RTA_DATA(ra), data, len);
+	q->n.nlmsg_len = NLMSG_ALIGN(q->n.nlmsg_len) + RTA_ALIGN(ra->rta_len);
+}
+
+/* Send one request and wait for its acknowledgement: 0 or -errno. */
+static int
+nl_talk(struct vrfhost *h, struct nlreq *q)
+{
+	uint8_t buf[4096];
+	ssize_t len;
+
+	q->n.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	q->n.nlmsg_seq = ++h->nl_seq;
+	if (send(h->nl_fd, q, q->n.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *m;
+
+		len = recv(h->nl_fd, buf, sizeof(buf), 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (m = (struct nlmsghdr *)buf; NLMSG_OK(m, (size_t)len);
+		     m = NLMSG_NEXT(m, len)) {
+			if (m->nlmsg_seq != h->nl_seq)
+				continue;
+			if (m->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(m))->error;
+		}
+	}
+}
+
+static int
+nl_link_up(struct vrfhost *h, int ifindex)
+{
+	struct nlreq q;
+
+	memset(&q, 0, sizeof(q));
+	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.i));
+	q.n.nlmsg_type = RTM_NEWLINK;
+	q.i.ifi_family = AF_UNSPEC;
+	q.i.ifi_index = ifindex;
+	q.i.ifi_flags = IFF_UP;
+	q.i.ifi_change = IFF_UP;
+	return nl_talk(h, &q);
+}
+
+static int
+nl_addr(struct vrfhost *h, const struct tep_addr *a, bool add)
+{
+	size_t alen = a->family == 4 ? 4 : 16;
+	struct nlreq q;
+
+	memset(&q, 0, sizeof(q));
+	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.a));
+	q.n.nlmsg_type = add ? RTM_NEWADDR : RTM_DELADDR;
+	if (add)
+		q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	q.a.ifa_family = a->family == 4 ? AF_INET : AF_INET6;
+	q.a.ifa_prefixlen = a->family == 4 ? 32 : 128;
+	q.a.ifa_flags = IFA_F_NODAD;	/* tepd owns the address already */
+	q.a.ifa_scope = RT_SCOPE_UNIVERSE;
+	q.a.ifa_index = (uint32_t)h->ifindex;
+	nl_attr(&q, IFA_LOCAL, a->a, alen);
+	nl_attr(&q, IFA_ADDRESS, a->a, alen);
+	return nl_talk(h, &q);
+}
+
+static int
+nl_default_route(struct vrfhost *h, int family)
+{
+	uint32_t oif = (uint32_t)h->ifindex;
+	struct nlreq q;
+
+	memset(&q, 0, sizeof(q));
+	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.r));
+	q.n.nlmsg_type = RTM_NEWROUTE;
+	q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	q.r.rtm_family = family == 4 ? AF_INET : AF_INET6;
+	q.r.rtm_table = RT_TABLE_MAIN;
+	q.r.rtm_protocol = RTPROT_STATIC;
+	q.r.rtm_scope = RT_SCOPE_UNIVERSE;
+	q.r.rtm_type = RTN_UNICAST;
+	/* 169.254.0.1 is on no subnet of the kernel side: say it is on
+	 * the link (fe80::/64 is on every IPv6 link anyway). */
+	if (family == 4)
+		q.r.rtm_flags = RTNH_F_ONLINK;
+	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6,
+		family == 4 ? 4 : 16);
+	nl_attr(&q, RTA_OIF, &oif, sizeof(oif));
+	return nl_talk(h, &q);
+}
+
+/* ---- the namespace -------------------------------------------------------- */
+
+/* Like `ip netns add`: /run/netns is a shared mount, so that a namespace
+ * bound there is seen from every mount namespace. */
+static int
+netns_dir_ready(char *err, size_t errlen)
+{
+	if (mkdir(NETNS_DIR, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", NETNS_DIR,
+			 strerror(errno));
+		return -1;
+	}
+	if (mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == 0)
+		return 0;
+	if (errno == EINVAL &&
+	    mount(NETNS_DIR, NETNS_DIR, "none", MS_BIND | MS_REC, NULL) == 0 &&
+	    mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot make %s a shared mount: %s (tepd -N "
+		 "needs CAP_SYS_ADMIN)", NETNS_DIR, strerror(errno));
+	return -1;
+}
+
+static void
+write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, val, strlen(val)) < 0)
+		RTE_LOG(WARNING, USER1, "%s: %s\n", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Create the namespace and bind it at h->path. The calling thread spends
+ * the time in between inside it: that is where the rtnetlink socket is
+ * opened, loopback brought up, and defaults set for the interface to come
+ * (no DAD, so the link-local address used for ND is usable at once; no
+ * router solicitations, tepd sends no RAs).
+ */
+static int
+netns_create(struct vrfhost *h, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(h->path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			snprintf(err, errlen, "%s exists (left by a tepd that "
+				 "did not stop cleanly? ip netns del %s)",
+				 h->path, strrchr(h->path, '/') + 1);
+		else
+			snprintf(err, errlen, "%s: %s", h->path,
+				 strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (unshare(CLONE_NEWNET) != 0) {
+		snprintf(err, errlen, "unshare(CLONE_NEWNET): %s",
+			 strerror(errno));
+		unlink(h->path);
+		return -1;
+	}
+	ret = mount("/proc/thread-self/ns/net", h->path, "none", MS_BIND,
+		    NULL);
+	if (ret != 0)
+		snprintf(err, errlen, "bind %s: %s", h->path, strerror(errno));
+	h->nl_fd = ret == 0 ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				     NETLINK_ROUTE) : -1;
+	if (ret == 0 && h->nl_fd < 0) {
+		snprintf(err, errlen, "netlink: %s", strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0) {
+		write_sysctl("/proc/sys/net/ipv6/conf/default/accept_dad", "0");
+		write_sysctl("/proc/sys/net/ipv6/conf/default/"
+			     "router_solicitations", "0");
+		ret = nl_link_up(h, (int)if_nametoindex("lo"));
+		if (ret != 0)
+			snprintf(err, errlen, "loopback up: %s",
+				 strerror(-ret));
+	}
+	back_home();
+	if (ret == 0) {
+		h->netns_fd = open(h->path, O_RDONLY | O_CLOEXEC);
+		if (h->netns_fd < 0 || fstat(h->netns_fd, &st) != 0) {
+			snprintf(err, errlen, "%s: %s", h->path,
+				 strerror(errno));
+			ret = -1;
+		} else {
+			h->dev = st.st_dev;
+			h->ino = st.st_ino;
+			return 0;
+		}
+	}
+	if (h->nl_fd >= 0)
+		close(h->nl_fd);
+	umount2(h->path, MNT_DETACH);
+	unlink(h->path);
+	return -1;
+}
+
+static void
+netns_remove(struct vrfhost *h)
+{
+	if (h->nl_fd >= 0)
+		close(h->nl_fd);
+	if (h->netns_fd >= 0)
+		close(h->netns_fd);
+	h->nl_fd = h->netns_fd = -1;
+	/* Tasks still inside (only at shutdown) keep the namespace alive
+	 * without its interface; the name goes. */
+	umount2(h->path, MNT_DETACH);
+	unlink(h->path);
+}
+
+/* ---- public --------------------------------------------------------------- */
+
+int
+tep_vrfhost_init(bool enable, char *err, size_t errlen)
+{
+	const char *rt, *base;
+	int i;
+
+	for (i = 0; i < TEP_VRF_MAX; i++)
+		tep.vrf_host_port[i] = TEP_NO_PORT;
+	tep.host_netns_fd = open("/proc/thread-self/ns/net",
+				 O_RDONLY | O_CLOEXEC);
+	if (!enable)
+		return 0;
+	if (tep.host_netns_fd < 0) {
+		snprintf(err, errlen, "-N: /proc/thread-self/ns/net: %s",
+			 strerror(errno));
+		return -1;
+	}
+	/* One tepd per EAL file prefix, so the prefix names its namespaces:
+	 * "tepd-red" for the default one, "PREFIX-red" otherwise. */
+	rt = rte_eal_get_runtime_dir();
+	base = rt != NULL && strrchr(rt, '/') != NULL ? strrchr(rt, '/') + 1 :
+	       "rte";
+	snprintf(prefix, sizeof(prefix), "%s-",
+		 strcmp(base, "rte") == 0 ? "tepd" : base);
+	if (netns_dir_ready(err, errlen) != 0)
+		return -1;
+	enabled = true;
+	return 0;
+}
+
+bool
+tep_vrfhost_enabled(void)
+{
+	return enabled;
+}
+
+/* What goes into devargs, a path and an interface name. */
+static bool
+name_ok(const char *s)
+{
+	return s[0] != '\0' && s[0] != '.' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.-") == strlen(s);
+}
+
+int
+tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
+{
+	const struct tep_vrf *v = tep.rib.vrf[vrf];
+	struct vrfhost *h = &hosts[vrf];
+	char devargs[128], name[RTE_ETH_NAME_MAX_LEN], e[200];
+	struct rte_eth_dev_info info;
+	struct tep_port *p;
+	uint16_t pid;
+	int ret;
+
+	if (!enabled || vrf == TEP_VRF_DEFAULT || v == NULL)
+		return 0;
+	if (!name_ok(v->name)) {
+		snprintf(err, errlen, "vrf \"%s\": with host ports (-N) a VRF "
+			 "name is letters, digits, '_', '.', '-'", v->name);
+		return -1;
+	}
+	memset(h, 0, sizeof(*h));
+	h->nl_fd = h->netns_fd = -1;
+	snprintf(h->path, sizeof(h->path), "%s/%s%s", NETNS_DIR, prefix,
+		 v->name);
+	if (strlen(v->name) + 4 < IF_NAMESIZE)
+		snprintf(h->ifname, sizeof(h->ifname), "vrf-%s", v->name);
+	else
+		snprintf(h->ifname, sizeof(h->ifname), "vrf%u", vrf);
+	snprintf(name, sizeof(name), "net_tap_vrf_%s", v->name);
+	snprintf(devargs, sizeof(devargs), "%s,iface=%s", name, h->ifname);
+
+	if (netns_create(h, err, errlen) != 0)
+		return -1;
+	if (tep_port_attach_host(devargs, name, h->netns_fd, vrf, HOST_MTU,
+				 &pid, e, sizeof(e)) != 0) {
+		snprintf(err, errlen, "vrf \"%s\" host port: %s", v->name, e);
+		netns_remove(h);
+		return -1;
+	}
+	p = &tep.port[pid];
+	/* The gateway the kernel side routes to: ARP and ND answered, no
+	 * routes (they are not the VRF's addresses). */
+	p->addr[0] = (struct tep_addr){ .family = 4, .len = 32 };
+	memcpy(p->addr[0].a, gw4, 4);
+	p->addr[1] = (struct tep_addr){ .family = 6, .len = 64 };
+	memcpy(p->addr[1].a, gw6, 16);
+	p->naddr = 2;
+	h->port = pid;
+	ret = rte_eth_dev_info_get(pid, &info);
+	h->ifindex = ret == 0 ? (int)info.if_index : 0;
+	if (h->ifindex == 0) {
+		snprintf(err, errlen, "vrf \"%s\": no interface index for %s",
+			 v->name, h->ifname);
+		ret = -1;
+	} else {
+		/* net_tap brought the link up when it started. */
+		ret = nl_default_route(h, 4);
+		if (ret == 0)
+			ret = nl_default_route(h, 6);
+		if (ret != 0)
+			snprintf(err, errlen, "vrf \"%s\": default route on "
+				 "%s: %s", v->name, h->ifname, strerror(-ret));
+	}
+	if (ret != 0) {
+		tep_port_detach_host(pid);
+		netns_remove(h);
+		return -1;
+	}
+	h->on = true;
+	__atomic_store_n(&tep.vrf_host_port[vrf], pid, __ATOMIC_RELEASE);
+	tep_vrfhost_sync_addrs(vrf);
+	return 0;
+}
+
+void
+tep_vrfhost_destroy(uint16_t vrf)
+{
+	struct vrfhost *h = &hosts[vrf];
+
+	if (!h->on)
+		return;
+	h->on = false;
+	__atomic_store_n(&tep.vrf_host_port[vrf], TEP_NO_PORT,
+			 __ATOMIC_RELEASE);
+	tep_port_detach_host(h->port);	/* waits for the workers */
+	netns_remove(h);
+}
+
+void
+tep_vrfhost_fini(void)
+{
+	uint16_t v;
+
+	for (v = 0; v < TEP_VRF_MAX; v++)
+		tep_vrfhost_destroy(v);
+}
+
+static bool
+addr_in(const struct tep_addr *set, int n, const struct tep_addr *a)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i].family == a->family &&
+		    memcmp(set[i].a, a->a, a->family == 4 ? 4 : 16) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel side holds the addresses of the VRF's ports, as host routes.
+ * Called after any change to them; installs what is missing and removes
+ * what is gone. A failure is logged: tepd's own state is already right.
+ */
+void
+tep_vrfhost_sync_addrs(uint16_t vrf)
+{
+	struct vrfhost *h = &hosts[vrf];
+	struct tep_addr want[HOST_ADDRS_MAX];
+	int nwant = 0, i, j, ret;
+	uint16_t pi;
+
+	if (vrf >= TEP_VRF_MAX || !h->on)
+		return;
+	for (pi = 0; pi < tep.nb_ports; pi++) {
+		const struct tep_port *p = &tep.port[pi];
+
+		if (!p->present || p->vrf_host || p->vrf != vrf)
+			continue;
+		for (j = 0; j < p->naddr && nwant < HOST_ADDRS_MAX; j++)
+			if (!addr_in(want, nwant, &p->addr[j]))
+				want[nwant++] = p->addr[j];
+	}
+	for (i = 0; i < h->naddr; i++) {
+		if (addr_in(want, nwant, &h->addr[i]))
+			continue;
+		nl_addr(h, &h->addr[i], false);
+		h->addr[i--] = h->addr[--h->naddr];
+	}
+	for (i = 0; i < nwant; i++) {
+		if (addr_in(h->addr, h->naddr, &want[i]))
+			continue;
+		ret = nl_addr(h, &want[i], true);
+		if (ret != 0) {
+			RTE_LOG(ERR, USER1, "vrf host %s: address: %s\n",
+				h->ifname, strerror(-ret));
+			continue;
+		}
+		h->addr[h->naddr++] = want[i];
+	}
+}
+
+const char *
+tep_vrfhost_netns(uint16_t vrf)
+{
+	return vrf < TEP_VRF_MAX && hosts[vrf].on ? hosts[vrf].path : NULL;
+}
+
+int
+tep_vrfhost_netns_fd(uint16_t vrf)
+{
+	return vrf < TEP_VRF_MAX && hosts[vrf].on ? hosts[vrf].netns_fd : -1;
+}
+
+int
+tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino)
+{
+	int v;
+
+	for (v = 0; v < TEP_VRF_MAX; v++)
+		if (hosts[v].on && hosts[v].dev == dev && hosts[v].ino == ino)
+			return v;
+	return -1;
+}
+
+int
+tep_vrfhost_pids(uint16_t vrf, int *pids, int max)
+{
+	const struct vrfhost *h = &hosts[vrf];
+	struct dirent *de;
+	char path[300];
+	struct stat st;
+	int n = 0;
+	DIR *d;
+
+	if (vrf >= TEP_VRF_MAX || !h->on)
+		return 0;
+	d = opendir("/proc");
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
+		if (stat(path, &st) != 0 || st.st_dev != h->dev ||
+		    st.st_ino != h->ino)
+			continue;
+		if (n < max)
+			pids[n] = atoi(de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}

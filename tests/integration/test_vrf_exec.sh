@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# Host tasks inside a VRF (tepd -N, tepctl vrf exec). VRFs red and blue
+# have the same addresses (192.0.2.1 on their access ports) and the same
+# remote prefix (198.18.0.0/24) behind a VXLAN tunnel each, to their own
+# kernel VTEP. A ping, a TCP transfer and tagged datagrams started with
+# `tepctl vrf exec red` reach red's site and never blue's, and the other
+# way round; IPv6 in red checks ND across the host port. Then the rules
+# borrowed from the l3mdev cgroup RFC: the VRF must exist, the default VRF
+# needs no exec, a task's VRF cannot change, a VRF with tasks inside
+# cannot be deleted, and the kernel side comes and goes with the VRF.
+#
+#   tenR --- [acc0 vrf red ] [host port: netns ...-red ]   +-- peerR vni 100
+#                            tepd [und] ------------ br0 --+
+#   tenB --- [acc1 vrf blue] [host port: netns ...-blue]   +-- peerB vni 200
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DP=$(ns_add dp)
+TR=$(ns_add tenr)
+TB=$(ns_add tenb)
+WIRE=$(ns_add wire)
+PR=$(ns_add peerr)
+PB=$(ns_add peerb)
+
+veth "$TR" ten0 "$DP" dpacc0
+veth "$TB" ten0 "$DP" dpacc1
+wire_bridge "$WIRE" 1600 "$DP" dpund "$PR" up0 "$PB" up0
+
+cat >"$WORK/tepd.conf" <<'CONF'
+vrf add red table 100
+vrf add blue table 200
+port set net_af_packet0 role access
+port bind net_af_packet0 vrf red
+addr add 192.0.2.1/24 dev net_af_packet0
+addr add 2001:db8:1::1/64 dev net_af_packet0
+port set net_af_packet1 role access
+port bind net_af_packet1 vrf blue
+addr add 192.0.2.1/24 dev net_af_packet1
+port set net_af_packet2 role underlay
+port set net_af_packet2 mtu 1600
+addr add 198.51.100.1/24 dev net_af_packet2
+tunnel add vxr type vxlan local 198.51.100.1 remote 198.51.100.2 vni 100 vrf red inner-dmac 02:00:00:00:01:00
+tunnel add vxb type vxlan local 198.51.100.1 remote 198.51.100.3 vni 200 vrf blue inner-dmac 02:00:00:00:02:00
+route add 198.18.0.0/24 vrf red tunnel vxr
+route add 2001:db8:18::/64 vrf red tunnel vxr
+route add 198.18.0.0/24 vrf blue tunnel vxb
+CONF
+TEPD_ARGS=-N tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
+	--vdev=net_af_packet0,iface=dpacc0 --vdev=net_af_packet1,iface=dpacc1 \
+	--vdev=net_af_packet2,iface=dpund
+ctl() { "$TEPCTL" -s "$WORK/tepd.sock" "$@"; }
+vexec() { local v=$1; shift; "$TEPCTL" -s "$WORK/tepd.sock" vrf exec "$v" -- "$@"; }
+
+for site in "$PR:198.51.100.2:100:02:00:00:00:01:00:00" \
+	    "$PB:198.51.100.3:200:02:00:00:00:02:00:01"; do
+	ns=${site%%:*}; rest=${site#*:}
+	u=${rest%%:*}; rest=${rest#*:}
+	vni=${rest%%:*}; rest=${rest#*:}
+	mac=${rest%:*}; tid=${rest##*:}
+	ip -n "$ns" addr add "$u/24" dev up0
+	ip -n "$ns" link add vx0 type vxlan id "$vni" remote 198.51.100.1 \
+		local "$u" dstport 4789 udpcsum udp6zerocsumrx
+	ip -n "$ns" link set vx0 address "$mac" mtu 1450 up
+	ip -n "$ns" addr add 198.18.0.2/24 dev vx0
+	ip -n "$ns" addr add 2001:db8:18::2/64 dev vx0 nodad
+	ip -n "$ns" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
+	ip -n "$ns" route add 2001:db8:1::/64 via 2001:db8:18::1 dev vx0
+	ip -n "$ns" neigh add 198.18.0.1 lladdr "02:74:65:70:00:$tid" \
+		dev vx0 nud permanent
+	ip -n "$ns" neigh add 2001:db8:18::1 lladdr "02:74:65:70:00:$tid" \
+		dev vx0 nud permanent
+done
+
+# ---- the kernel side of each VRF ------------------------------------------
+NSR=$(ctl -j vrf list | $PY -c 'import json,sys
+print([v.get("netns","") for v in json.load(sys.stdin)["vrfs"] if v["name"]=="red"][0])')
+NSB=$(ctl -j vrf list | $PY -c 'import json,sys
+print([v.get("netns","") for v in json.load(sys.stdin)["vrfs"] if v["name"]=="blue"][0])')
+if [ -e "$NSR" ] && [ -e "$NSB" ] && [ "$NSR" != "$NSB" ]; then
+	ok "vrf list names the namespaces: $NSR $NSB"
+else
+	fail "vrf list: red '$NSR' blue '$NSB'"
+fi
+# Seen from inside: tepd's bind mount under /run/netns may be in its own
+# mount namespace (here: ip netns exec), so `ip -n` cannot be relied on.
+addrs=$(vexec red ip -br addr show dev vrf-red 2>&1 || true)
+say "red's kernel side: $addrs"
+if grep -q "192.0.2.1/32" <<<"$addrs" && grep -q "2001:db8:1::1/128" <<<"$addrs"; then
+	ok "red's addresses are on its kernel side"
+else
+	fail "red's kernel side lacks its addresses: $addrs"
+fi
+vexec red ip route show default | grep -q "via 169.254.0.1 dev vrf-red" &&
+	ok "default route via tepd" || fail "no default route in red"
+ctl port list | grep -q "net_tap_vrf_red.*vrf red.*vrf-host" &&
+	ok "port list shows red's host port" || fail "port list: $(ctl port list)"
+
+# ---- traffic from tasks in the VRFs ----------------------------------------
+if vexec red ping -c 3 -i 0.2 -W 2 198.18.0.2 >"$WORK/ping4" 2>&1; then
+	ok "vrf exec red -- ping 198.18.0.2: $(grep -o '[0-9]* received' "$WORK/ping4")"
+else
+	fail "ping in red: $(tail -n 3 "$WORK/ping4")"
+fi
+if vexec red ping -6 -c 3 -i 0.2 -W 2 2001:db8:18::2 >"$WORK/ping6" 2>&1; then
+	ok "vrf exec red -- ping -6 2001:db8:18::2: $(grep -o '[0-9]* received' "$WORK/ping6")"
+else
+	fail "ping6 in red: $(tail -n 3 "$WORK/ping6")"
+fi
+vexec blue ping -c 3 -i 0.2 -W 2 198.18.0.2 >"$WORK/pingb" 2>&1 &&
+	ok "vrf exec blue -- ping 198.18.0.2" ||
+	fail "ping in blue: $(tail -n 3 "$WORK/pingb")"
+
+# TCP: a byte-checked transfer from a task in red to red's site.
+ip netns exec "$PR" $PY "$HERE/xfer.py" tcp-server 7000 >"$WORK/tcp-srv" &
+srv=$!
+sleep 0.5
+vexec red $PY "$HERE/xfer.py" tcp-client 198.18.0.2 7000 2000000 \
+	>"$WORK/tcp-cli" 2>&1 || true
+wait $srv || true
+if [ -s "$WORK/tcp-srv" ] && [ "$(cat "$WORK/tcp-srv")" = "$(cat "$WORK/tcp-cli")" ]; then
+	ok "TCP from red: $(cut -d' ' -f1 "$WORK/tcp-srv") bytes, sha256 matches"
+else
+	fail "TCP from red: server '$(cat "$WORK/tcp-srv")' client '$(cat "$WORK/tcp-cli")'"
+fi
+
+# Tags: each site hears only its own VRF.
+ip netns exec "$PR" $PY "$HERE/xfer.py" tag-server 6000 4 >"$WORK/pr" &
+p1=$!
+ip netns exec "$PB" $PY "$HERE/xfer.py" tag-server 6000 4 >"$WORK/pb" &
+p2=$!
+sleep 0.5
+vexec red $PY "$HERE/xfer.py" tag-client 198.18.0.2 6000 red 100 &
+vexec blue $PY "$HERE/xfer.py" tag-client 198.18.0.2 6000 blue 100
+wait $p1 $p2 || true
+check_tags() {	# FILE WANT OTHER WHERE
+	local got mine theirs kinds
+	got=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d.get(sys.argv[2], 0), d.get(sys.argv[3], 0), len(d))' "$1" "$2" "$3")
+	read -r mine theirs kinds <<<"$got"
+	if [ "$theirs" = 0 ] && [ "$kinds" = 1 ] && [ "$mine" -ge 95 ]; then
+		ok "$4 got $mine '$2', none of '$3'"
+	else
+		fail "$4: $(cat "$1")"
+	fi
+}
+check_tags "$WORK/pr" red blue "site red (from vrf exec red)"
+check_tags "$WORK/pb" blue red "site blue (from vrf exec blue)"
+
+# A tenant host pinging the VRF's address is answered by the VRF's kernel
+# side now (tepd hands it the VRF's own addresses).
+ip netns exec "$TR" ip addr add 192.0.2.10/24 dev ten0
+ip netns exec "$TR" ping -c 2 -i 0.2 -W 2 192.0.2.1 >/dev/null 2>&1 &&
+	ok "tenant red pings 192.0.2.1 through the host port" ||
+	fail "tenant red cannot ping 192.0.2.1"
+
+# ---- the rules --------------------------------------------------------------
+refused() {	# WHAT WANT-IN-MESSAGE COMMAND...
+	local what=$1 want=$2 rc=0; shift 2
+	"$@" >"$WORK/out" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] && grep -q -- "$want" "$WORK/out"; then
+		ok "refused: $what ($(head -n 1 "$WORK/out"))"
+	else
+		fail "$what: rc $rc: $(cat "$WORK/out")"
+	fi
+}
+refused "unknown vrf" 'unknown vrf "nosuch"' vexec nosuch true
+refused "default vrf" "needs no exec" vexec default true
+refused "changing a task's VRF" "cannot change" \
+	vexec red "$TEPCTL" -s "$WORK/tepd.sock" vrf exec blue -- true
+vexec red "$TEPCTL" -s "$WORK/tepd.sock" vrf exec red -- true &&
+	ok "vrf exec red from inside red is allowed" ||
+	fail "vrf exec red from inside red"
+refused "address on a host port" "host port" \
+	ctl addr add 192.0.2.99/24 dev net_tap_vrf_red
+refused "rebinding a host port" "host port" \
+	ctl port bind net_tap_vrf_red vrf blue
+refused "no command" "usage" "$TEPCTL" -s "$WORK/tepd.sock" vrf exec red --
+
+ctl vrf add green
+NSG=/run/netns/$(basename "$NSR" | sed 's/-red$/-green/')
+vexec green ip link show vrf-green >/dev/null 2>&1 &&
+	ok "vrf add green made $NSG with vrf-green" || fail "no kernel side for green"
+"$TEPCTL" -s "$WORK/tepd.sock" vrf exec green -- sleep 30 &
+sleeper=$!	# tepctl becomes sleep: same pid
+for _ in $(seq 50); do
+	ctl vrf pids green | grep -q sleep && break
+	sleep 0.1
+done
+ctl -j vrf pids green >"$WORK/pids"
+if $PY -c 'import json,sys
+p=json.load(open(sys.argv[1]))["pids"]
+sys.exit(0 if len(p)==1 and p[0]["comm"]=="sleep" and p[0]["pid"]==int(sys.argv[2]) else 1)' \
+	"$WORK/pids" "$sleeper"; then
+	ok "vrf pids green: $(ctl vrf pids green)"
+else
+	fail "vrf pids green: $(cat "$WORK/pids") (sleeper $sleeper)"
+fi
+refused "deleting a VRF with tasks" "task(s) inside" ctl vrf del green
+ctl vrf list | grep -q "^green.*netns" && vexec green true &&
+	ok "green and its namespace are still there" || fail "green changed"
+kill "$sleeper"; wait "$sleeper" 2>/dev/null || true
+ctl vrf del green || true
+if [ ! -e "$NSG" ] && ! ctl port list | grep -q net_tap_vrf_green &&
+   ! ctl vrf list | grep -q "^green"; then
+	ok "vrf del green removed its namespace and host port"
+else
+	fail "vrf del green: $(ls /run/netns) $(ctl port list)"
+fi
+# red still works after green came and went (port ids were reused).
+vexec red ping -c 2 -i 0.2 -W 2 198.18.0.2 >/dev/null 2>&1 &&
+	ok "red still reaches its site" || fail "red broken after green"
+
+ctl stats vrf red >"$WORK/stats"
+say "$(tr '\n' ' ' <"$WORK/stats" | cut -c1-300)"
+finish
