@@ -316,7 +316,7 @@ vrf_exec(const char *path, int argc, char **argv)
 	int rc, fd, nsfd;
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
-		fprintf(stderr, "usage: tepctl vrf exec NAME -- COMMAND "
+		fprintf(stderr, "tepctl: usage: vrf exec NAME -- COMMAND "
 			"[ARGS...]\n");
 		return EXIT_USAGE;
 	}

@@ -292,6 +292,16 @@ jcheck "vrf list: default, red, blue with table 77" \
 	'[(v["name"], v["table"]) for v in d["vrfs"]][2] == ("blue", 77) and [v["name"] for v in d["vrfs"]] == ["default", "red", "blue"]'
 refused 'vrf "red" exists' vrf add red
 refused 'ID 1-4294967295' vrf add green table 0
+# vrf exec and vrf pids need tepd -N (host sides for VRFs); this tepd runs
+# without, so here they can only be refused. test_vrf_exec.sh runs them
+# right (and wrong again, with -N).
+refused 'usage: vrf exec NAME -- COMMAND' rc=2 vrf exec red
+refused 'start it with -N' vrf exec red -- true
+refused 'unknown vrf "nosuch"' vrf exec nosuch -- true
+refused 'tepd runs without -N' vrf pids red
+refused 'unknown vrf "nosuch"' vrf pids nosuch
+GOOD["vrf exec"]=test_vrf_exec.sh
+GOOD["vrf pids"]=test_vrf_exec.sh
 refused 'ID 1-4294967295' vrf add green table 4294967296
 refused 'table 77' vrf add green table 77
 refused 'vrf name must be 1-31 characters' vrf add abcdefghijklmnopqrstuvwxyz0123456789

@@ -177,7 +177,7 @@ refused "address on a host port" "host port" \
 	ctl addr add 192.0.2.99/24 dev net_tap_vrf_red
 refused "rebinding a host port" "host port" \
 	ctl port bind net_tap_vrf_red vrf blue
-refused "no command" "usage" "$TEPCTL" -s "$WORK/tepd.sock" vrf exec red --
+refused "no command" "usage: vrf exec" "$TEPCTL" -s "$WORK/tepd.sock" vrf exec red --
 
 ctl vrf add green
 NSG=/run/netns/$(basename "$NSR" | sed 's/-red$/-green/')
