@@ -428,7 +428,7 @@ tep_inner_csum_derive(const uint8_t *buf, const struct tep_decap *d,
 		      uint32_t inner_l4, uint32_t inner_phdr)
 {
 	uint32_t start = inner_l4 - d->l4_off, before;
-	uint16_t region;
+	uint16_t region, total;
 
 	if (d->l4_proto != IPPROTO_UDP_ || !d->csum_present ||
 	    inner_l4 < d->l4_off || start >= d->l4_len)
@@ -438,5 +438,13 @@ tep_inner_csum_derive(const uint8_t *buf, const struct tep_decap *d,
 	region = (uint16_t)~tep_csum_fold(before);
 	if (start & 1)	/* the region's own lanes are the swapped ones */
 		region = (uint16_t)(region >> 8 | region << 8);
-	return tep_csum_fold(tep_csum_add(region, inner_phdr)) == 0xffff;
+	/*
+	 * Right when region + phdr is ones-complement zero, which has two
+	 * forms. 0xffff is the usual one; 0 comes only from region 0 and
+	 * phdr 0: an ICMPv4 message (no pseudo-header), whose valid region
+	 * sums to -0, so the bytes before it do too and region is ~0xffff.
+	 * Accepting 0xffff alone refused every valid ICMPv4 message.
+	 */
+	total = tep_csum_fold(tep_csum_add(region, inner_phdr));
+	return total == 0xffff || total == 0;
 }
