@@ -722,6 +722,18 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	pending = (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 		  RTE_MBUF_F_RX_L4_CKSUM_NONE &&
 		  (f.l4.kind == TEP_L4_TCP || f.l4.kind == TEP_L4_UDP);
+	/* A full outer sum covers the inner checksum, so that one must be
+	 * final first; LCO, GUE RCO and the NIC all work from the seed. */
+	if (unlikely(pending && t->tmpl.csum == TEP_CSUM_FULL &&
+		     !t->tmpl.gue_rco)) {
+		uint32_t end = f.l4.l4_end != 0 ? f.l4.l4_end : inner_len;
+
+		tep_l4_csum_complete(inner + f.l4.csum_start,
+				     end - f.l4.csum_start, f.l4.csum_offset,
+				     f.l4.kind == TEP_L4_UDP);
+		w->cnt->port[e->port].sw_csum++;
+		pending = false;
+	}
 
 	outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
 	if (outer == NULL) {

@@ -24,6 +24,7 @@
  * needs only the bytes before the inner L4 header and that 16-bit seed.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -191,6 +192,22 @@ tep_lco_udp_csum_complete(uint32_t outer_phdr, const void *hdr,
 {
 	return tep_udp_csum_mangle0(tep_lco_csum(outer_phdr, hdr, csum_start,
 						 tep_csum_fold(inner_phdr)));
+}
+
+/*
+ * Complete a pending L4 checksum in software, as a NIC does: the field at
+ * l4 + csum_offset holds the non-complemented pseudo-header sum, so the
+ * sum of the whole L4 datagram (len bytes, the seed included) is the final
+ * value's complement. UDP sends a computed 0 as 0xffff.
+ */
+static inline void
+tep_l4_csum_complete(void *l4, size_t len, size_t csum_offset, bool udp)
+{
+	uint16_t ck = tep_csum_finish(tep_csum_partial(l4, len, 0));
+
+	if (udp)
+		ck = tep_udp_csum_mangle0(ck);
+	memcpy((uint8_t *)l4 + csum_offset, &ck, sizeof(ck));
 }
 
 /* Outer UDP checksum the slow way: every byte of the datagram is summed. */

@@ -21,7 +21,8 @@
 #     tap:       inner checksums left to the PMD (net_tap offload)
 #     geneve-pair: the remote end is a second tepd (B) over GENEVE, with
 #                the receiving host behind B's access port; the capture
-#                is what B received (af_packet underlay, software sums)
+#                is what B received (af_packet underlay, software sums;
+#                A's tunnel has "csum full", the others LCO)
 #
 # Checked: the kernel peer receives the whole TCP byte stream (sha256) and
 # UDP datagrams intact; every VXLAN packet tepd sent, captured on the
@@ -74,7 +75,7 @@ else
 	port set net_af_packet0 role underlay
 	port set net_af_packet0 mtu 1600
 	addr add 198.51.100.1/24 dev net_af_packet0
-	tunnel add t1 type geneve local 198.51.100.1 remote 198.51.100.2 vni 7 inner-dmac 02:74:65:70:00:00 vrf red
+	tunnel add t1 type geneve local 198.51.100.1 remote 198.51.100.2 vni 7 inner-dmac 02:74:65:70:00:00 vrf red csum full
 	route add 198.18.0.0/24 vrf red tunnel t1
 	CONF
 	cat >"$WORK/b.conf" <<-CONF
@@ -258,6 +259,17 @@ if { [ "$PMD" = tap ] && [ "$hw" -gt 1000 ] && [ "$sw" -eq 0 ]; } ||
 	ok "inner checksums completed where expected for $PMD"
 else
 	fail "inner checksums: hw $hw sw $sw on $PMD"
+fi
+
+# geneve-pair runs its tunnel with "csum full": the pending inner checksum
+# must be completed before the whole datagram is summed, not dropped.
+if [ "$PMD" = geneve-pair ]; then
+	nfull=$(awk '/^tunnel t1:/ { for (i = 1; i < NF; i++) if ($i == "outer_csum_full") print $(i + 1) }' "$WORK/stats")
+	if [ "${nfull:-0}" -gt 1000 ]; then
+		ok "csum full: $nfull outer checksums summed whole, after the inner one was completed"
+	else
+		fail "csum full: outer_csum_full ${nfull:-none}"
+	fi
 fi
 
 # What the guest sees: testpmd prints the Rx offload flags of what it
