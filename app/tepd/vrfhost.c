@@ -379,7 +379,7 @@ tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 	snprintf(h->path, sizeof(h->path), "%s/%s%s", NETNS_DIR, prefix,
 		 v->name);
 	if (strlen(v->name) + 4 < IF_NAMESIZE)
-		snprintf(h->ifname, sizeof(h->ifname), "vrf-%s", v->name);
+		snprintf(h->ifname, sizeof(h->ifname), "vrf-%.11s", v->name);
 	else
 		snprintf(h->ifname, sizeof(h->ifname), "vrf%u", vrf);
 	snprintf(name, sizeof(name), "net_tap_vrf_%s", v->name);
