@@ -90,13 +90,15 @@ struct nlreq {
 static void
 nl_attr(struct nlreq *q, uint16_t type, const void *data, size_t len)
 {
-	struct rtattr *ra = (struct rtattr *)((uint8_t *)q +
-					      NLMSG_ALIGN(q->n.nlmsg_len));
+	uint8_t *at = (uint8_t *)q + NLMSG_ALIGN(q->n.nlmsg_len);
+	struct rtattr ra = {
+		.rta_len = (unsigned short)RTA_LENGTH(len),
+		.rta_type = type,
+	};
 
-	ra->rta_type = type;
-	ra->rta_len = (uint16_t)RTA_LENGTH(len);
-	memcpy(RTA_DATA(ra), data, len);
-	q->n.nlmsg_len = NLMSG_ALIGN(q->n.nlmsg_len) + RTA_ALIGN(ra->rta_len);
+	memcpy(at, &ra, sizeof(ra));
+	memcpy(at + RTA_LENGTH(0), data, len);
+	q->n.nlmsg_len = NLMSG_ALIGN(q->n.nlmsg_len) + RTA_ALIGN(ra.rta_len);
 }
 
 /* Send one request and wait for its acknowledgement: 0 or -errno. */
@@ -111,7 +113,7 @@ nl_talk(struct vrfhost *h, struct nlreq *q)
 	if (send(h->nl_fd, q, q->n.nlmsg_len, 0) < 0)
 		return -errno;
 	for (;;) {
-		struct nlmsghdr *m;
+		size_t off = 0;
 
 		len = recv(h->nl_fd, buf, sizeof(buf), 0);
 		if (len < 0) {
@@ -119,12 +121,22 @@ nl_talk(struct vrfhost *h, struct nlreq *q)
 				continue;
 			return -errno;
 		}
-		for (m = (struct nlmsghdr *)buf; NLMSG_OK(m, (size_t)len);
-		     m = NLMSG_NEXT(m, len)) {
-			if (m->nlmsg_seq != h->nl_seq)
-				continue;
-			if (m->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(m))->error;
+		/* Headers copied out: buf has no alignment guarantee. */
+		while (off + sizeof(struct nlmsghdr) <= (size_t)len) {
+			struct nlmsghdr m;
+			struct nlmsgerr e;
+
+			memcpy(&m, buf + off, sizeof(m));
+			if (m.nlmsg_len < sizeof(m) ||
+			    off + m.nlmsg_len > (size_t)len)
+				break;
+			if (m.nlmsg_seq == h->nl_seq &&
+			    m.nlmsg_type == NLMSG_ERROR &&
+			    m.nlmsg_len >= NLMSG_LENGTH(sizeof(e))) {
+				memcpy(&e, buf + off + NLMSG_HDRLEN, sizeof(e));
+				return e.error;
+			}
+			off += NLMSG_ALIGN(m.nlmsg_len);
 		}
 	}
 }
