@@ -291,12 +291,23 @@ else
 	grep -A3 "l4_proto=17" "$WORK/testpmd.log" | head -12
 fi
 
-# Allowed: multicast chatter, the first packets before ARP resolved, and
-# a full guest Rx ring (testpmd shares a core with tepd here).
+# Allowed: multicast chatter, the first packets before ARP resolved, a
+# full guest Rx ring (testpmd shares a core with tepd here), and a few
+# too-big packets from the guest. The last is testpmd's doing: its csum
+# engine decides TSO per packet *before* GRO merges them, so a merge that
+# starts with a segment shorter than the MSS leaves as one packet over
+# the guest MTU with no GSO request. tepd answers it as it should (ICMP
+# "fragmentation needed", drop_too_big) and TCP resends; a Linux guest
+# never sends such a packet. More than a few would be a real problem.
 drops=$(awk '/^[a-z]/ { who = $1 " " $2 } /drop_/ && !/drop_multicast|drop_no_neigh/ {
+	if (who ~ /net_vhost0|tunnel/ && $1 == "drop_too_big" && $2 <= 5) { next }
 	if (who ~ /net_vhost0/ && $1 == "drop_tx_full") { next }
 	printf "%s %s=%s ", who, $1, $2 }' "$WORK/stats")
-say "guest Rx ring full: $(awk '/^port net_vhost0/ { v = 1; next } /^[a-z]/ { v = 0 } v && $1 == "drop_tx_full" { print $2 }' "$WORK/stats") packets"
+vh_drop() {
+	awk -v r="$1" '/^port net_vhost0/ { v = 1; next } /^[a-z]/ { v = 0 }
+		v && $1 == r { print $2 }' "$WORK/stats"
+}
+say "guest Rx ring full: $(vh_drop drop_tx_full) packets; too big from the guest: $(vh_drop drop_too_big)"
 if [ -z "$drops" ]; then
 	ok "tepd: no drop"
 else
