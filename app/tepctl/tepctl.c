@@ -7,6 +7,7 @@
  *
  *	tepctl [-s SOCKET] [-j] COMMAND...
  *	tepctl [-s SOCKET] vrf exec NAME -- COMMAND [ARGS...]
+ *	tepctl [-s SOCKET] [-j] -b FILE
  *
  * The reply body goes to stdout as it is (stream items one by one, each
  * flushed); an error reply goes to stderr as "tepctl: MESSAGE".
@@ -31,11 +32,13 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "tep_ctl_cmd.h"
 #include "tep_ctl_proto.h"
 
 #define EXIT_CMD_FAILED	1
 #define EXIT_USAGE	2
 #define EXIT_INTR	130
+#define BATCH_WINDOW	64	/* requests in flight in batch mode */
 
 static volatile sig_atomic_t interrupted;
 static pid_t server_pid;	/* from SO_PEERCRED, for vrf exec */
@@ -46,11 +49,15 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: tepctl [-s SOCKET] [-j] COMMAND...\n"
 		"       tepctl [-s SOCKET] vrf exec NAME -- COMMAND [ARGS...]\n"
+		"       tepctl [-s SOCKET] [-j] -b FILE\n"
 		"       tepctl -h\n"
 		"Send COMMAND to the tepd daemon and print its reply.\n"
 		"  -s SOCKET  control socket "
 		"(default: $TEPCTL_SOCKET, else %s)\n"
 		"  -j         ask for the reply in JSON\n"
+		"  -b FILE    run FILE's commands (one per line, - for stdin) on\n"
+		"             one connection, pipelined; every line is run, each\n"
+		"             failure reported as FILE:LINE\n"
 		"  -h         show this help\n"
 		"The daemon lists its commands with: tepctl help\n"
 		"Exit status: 0 success, 1 the command failed, "
@@ -152,13 +159,29 @@ write_out(const char *body, size_t len)
 	return fflush(stdout) == 0;
 }
 
+/* Bytes received and not yet consumed: replies to pipelined requests
+ * (batch mode) arrive back to back. */
+struct reader {
+	uint8_t *buf;
+	size_t len, size;
+};
+
+static void
+consume(struct reader *r, size_t flen)
+{
+	memmove(r->buf, r->buf + flen, r->len - flen);
+	r->len -= flen;
+}
+
 /* Read and print replies until the final one; returns the exit status.
  * With capture, a successful final reply's body goes there (NUL-ended,
- * cut to cap) instead of stdout. */
+ * cut to cap) instead of stdout. With where ("FILE:LINE"), an error is
+ * reported as "tepctl: FILE:LINE: message". */
 static int
-read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
+read_replies(int fd, struct reader *r, const sigset_t *wait_mask,
+	     char *capture, size_t cap, const char *where)
 {
-	size_t size = 64 * 1024, len = 0, flen, need;
+	size_t flen, need;
 	struct tep_ctl_reply rep;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	bool got_item = false;
@@ -166,13 +189,17 @@ read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 	ssize_t n;
 	int perr, rc = EXIT_USAGE;
 
-	buf = malloc(size);
-	if (buf == NULL) {
-		fprintf(stderr, "tepctl: out of memory\n");
-		return EXIT_USAGE;
+	if (r->buf == NULL) {
+		r->size = 64 * 1024;
+		r->buf = malloc(r->size);
+		if (r->buf == NULL) {
+			fprintf(stderr, "tepctl: out of memory\n");
+			return EXIT_USAGE;
+		}
 	}
+	buf = r->buf;
 	for (;;) {
-		perr = tep_ctl_reply_decode(buf, len, &rep, &flen);
+		perr = tep_ctl_reply_decode(buf, r->len, &rep, &flen);
 		if (perr == TEP_CTL_PERR_OK) {
 			if (rep.kind == TEP_CTL_REPLY_ITEM) {
 				got_item = true;
@@ -182,8 +209,7 @@ read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 						strerror(errno));
 					break;
 				}
-				memmove(buf, buf + flen, len - flen);
-				len -= flen;
+				consume(r, flen);
 				continue;
 			}
 			if (rep.status == 0 && capture != NULL) {
@@ -201,12 +227,17 @@ read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 			} else {
 				rc = EXIT_CMD_FAILED;
 				if (rep.body_len > 0)
-					fprintf(stderr, "tepctl: %.*s\n",
+					fprintf(stderr, "tepctl: %s%s%.*s\n",
+						where ? where : "",
+						where ? ": " : "",
 						(int)rep.body_len, rep.body);
 				else
-					fprintf(stderr, "tepctl: %s\n",
+					fprintf(stderr, "tepctl: %s%s%s\n",
+						where ? where : "",
+						where ? ": " : "",
 						strerror((int)rep.status));
 			}
+			consume(r, flen);
 			break;
 		}
 		if (perr != TEP_CTL_PERR_INCOMPLETE) {
@@ -215,17 +246,17 @@ read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 			break;
 		}
 		/* room for the whole frame once its length is known */
-		need = len + 4096;
-		if (len >= TEP_CTL_LEN_SIZE)
+		need = r->len + 4096;
+		if (r->len >= TEP_CTL_LEN_SIZE)
 			need = TEP_CTL_LEN_SIZE + tep_ctl_get_be32(buf);
-		if (need > size) {
+		if (need > r->size) {
 			nb = realloc(buf, need);
 			if (nb == NULL) {
 				fprintf(stderr, "tepctl: out of memory\n");
 				break;
 			}
-			buf = nb;
-			size = need;
+			buf = r->buf = nb;
+			r->size = need;
 		}
 		if (interrupted) {
 			/* ^C ends a stream normally */
@@ -238,9 +269,9 @@ read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 			fprintf(stderr, "tepctl: poll: %s\n", strerror(errno));
 			break;
 		}
-		n = recv(fd, buf + len, size - len, MSG_DONTWAIT);
+		n = recv(fd, buf + r->len, r->size - r->len, MSG_DONTWAIT);
 		if (n > 0) {
-			len += (size_t)n;
+			r->len += (size_t)n;
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -253,7 +284,6 @@ read_replies(int fd, const sigset_t *wait_mask, char *capture, size_t cap)
 				strerror(errno));
 		break;
 	}
-	free(buf);
 	return rc;
 }
 
@@ -263,6 +293,7 @@ run(const char *path, uint8_t flags, int argc, char **argv, char *capture,
     size_t cap)
 {
 	uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
+	struct reader rd = { 0 };
 	sigset_t wait_mask, saved;
 	size_t rlen;
 	int perr, fd, rc;
@@ -292,13 +323,118 @@ run(const char *path, uint8_t flags, int argc, char **argv, char *capture,
 	}
 	sigprocmask(SIG_SETMASK, NULL, &saved);
 	catch_signals(&wait_mask);
-	rc = read_replies(fd, &wait_mask, capture, cap);
+	rc = read_replies(fd, &rd, &wait_mask, capture, cap, NULL);
+	free(rd.buf);
 	close(fd);
 	if (capture != NULL) {	/* the command to exec gets them as usual */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
 	}
+	return rc;
+}
+
+/*
+ * Batch mode: the lines of a file (the config file's syntax), sent on one
+ * connection with up to BATCH_WINDOW requests in flight, so loading a
+ * million routes costs the server's work, not a round trip per line. The
+ * server answers in order; every line is run (as ip -batch -force), each
+ * failure is reported as "FILE:LINE: message", replies' bodies go to
+ * stdout in order. Exit 1 if any line failed.
+ */
+static int
+batch(const char *path, uint8_t flags, const char *file)
+{
+	static uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
+	unsigned long inflight[BATCH_WINDOW], lineno = 0, ncmds = 0;
+	unsigned long nfail = 0, head = 0, tail = 0;
+	struct reader rd = { 0 };
+	char *argv[TEP_CTL_MAX_ARGS + 1], *line = NULL, where[300];
+	size_t cap = 0, rlen;
+	sigset_t wait_mask;
+	struct tep_err err;
+	FILE *in;
+	ssize_t n;
+	int fd, argc, perr, rc = EXIT_SUCCESS;
+	bool eof = false;
+
+	in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	if (in == NULL) {
+		fprintf(stderr, "tepctl: %s: %s\n", file, strerror(errno));
+		return EXIT_USAGE;
+	}
+	fd = connect_to(path);
+	if (fd < 0) {
+		if (in != stdin)
+			fclose(in);
+		return EXIT_USAGE;
+	}
+	catch_signals(&wait_mask);
+	while (!eof || head != tail) {
+		/* Fill the window, then take one reply. */
+		while (!eof && tail - head < BATCH_WINDOW) {
+			n = getline(&line, &cap, in);
+			if (n < 0) {
+				eof = true;
+				break;
+			}
+			lineno++;
+			line[strcspn(line, "\r\n")] = '\0';
+			tep_err_clear(&err);
+			if (tep_ctl_tokenize(line, &argc, argv,
+					     TEP_CTL_MAX_ARGS, &err) != 0) {
+				fprintf(stderr, "tepctl: %s:%lu: %s\n", file,
+					lineno, err.msg);
+				ncmds++;
+				nfail++;
+				continue;
+			}
+			if (argc == 0)
+				continue;
+			ncmds++;
+			perr = tep_ctl_req_encode(req, sizeof(req), flags, argc,
+						  argv, &rlen);
+			if (perr != TEP_CTL_PERR_OK) {
+				fprintf(stderr, "tepctl: %s:%lu: %s\n", file,
+					lineno, tep_ctl_perr_str(perr));
+				nfail++;
+				continue;
+			}
+			if (send_all(fd, req, rlen) != 0) {
+				fprintf(stderr, "tepctl: send: %s\n",
+					strerror(errno));
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			inflight[tail++ % BATCH_WINDOW] = lineno;
+		}
+		if (head == tail)
+			continue;
+		snprintf(where, sizeof(where), "%s:%lu", file,
+			 inflight[head % BATCH_WINDOW]);
+		head++;
+		switch (read_replies(fd, &rd, &wait_mask, NULL, 0, where)) {
+		case EXIT_SUCCESS:
+			break;
+		case EXIT_CMD_FAILED:
+			nfail++;
+			break;
+		default:		/* connection lost, interrupted */
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (nfail > 0) {
+		fprintf(stderr, "tepctl: %s: %lu of %lu commands failed\n",
+			file, nfail, ncmds);
+		rc = EXIT_CMD_FAILED;
+	}
+out:
+	free(line);
+	free(rd.buf);
+	close(fd);
+	if (in != stdin)
+		fclose(in);
 	return rc;
 }
 
@@ -366,11 +502,11 @@ vrf_exec(const char *path, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	const char *path = NULL, *env;
+	const char *path = NULL, *env, *batch_file = NULL;
 	uint8_t flags = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+hjs:")) != -1) {
+	while ((opt = getopt(argc, argv, "+b:hjs:")) != -1) {
 		switch (opt) {
 		case 'h':
 			usage(stdout);
@@ -381,12 +517,15 @@ main(int argc, char **argv)
 		case 's':
 			path = optarg;
 			break;
+		case 'b':
+			batch_file = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if ((optind >= argc) == (batch_file == NULL)) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -396,6 +535,8 @@ main(int argc, char **argv)
 		       env : TEP_CTL_DEFAULT_SOCKET;
 	}
 
+	if (batch_file != NULL)
+		return batch(path, flags, batch_file);
 	if (argc - optind >= 2 && strcmp(argv[optind], "vrf") == 0 &&
 	    strcmp(argv[optind + 1], "exec") == 0)
 		return vrf_exec(path, argc - optind, argv + optind);

@@ -26,12 +26,19 @@
 #define OUT_KEEP	(64u * 1024)	/* idle queue memory kept */
 #define DRAIN_MAX	(64u * 1024)	/* input discarded at close */
 #define LISTEN_BACKLOG	16
+/* A client that pipelines requests (tepctl -b) is served this many per
+ * step, its replies gathered into one send: the control thread has other
+ * work (punted packets) between steps, and a send per reply would cost a
+ * context switch per request when client and server share a core. */
+#define SERVE_BURST	64
+#define OUT_BATCH	(16u * 1024)
 
 struct client {
 	int fd;
 	bool dead;		/* free at the end of this step */
 	bool closing;		/* free once the queue is written */
 	bool eof;		/* the peer sends nothing more */
+	bool more;		/* requests left unserved by SERVE_BURST */
 	uint64_t deadline;	/* closing: give up then */
 	struct tep_ctl_ctx ctx;
 	bool streaming;
@@ -427,7 +434,9 @@ client_reply(struct tep_ctl_server *s, struct client *c, uint8_t kind,
 		c->dead = true;
 		return;
 	}
-	client_flush(c);
+	/* Small replies wait for the end of the step (client_service). */
+	if (c->out_len >= OUT_BATCH)
+		client_flush(c);
 }
 
 static void
@@ -504,12 +513,19 @@ static void
 client_service(struct tep_ctl_server *s, struct client *c, uint64_t now)
 {
 	struct tep_ctl_req req;
+	unsigned int served = 0;
 	char msg[128];
 	size_t flen;
 	int perr;
 
-	while (!c->dead && !c->closing && !c->streaming && c->out_len == 0 &&
-	       c->in_len > 0) {
+	c->more = false;
+	/* A client that does not read its replies is not served more. */
+	while (!c->dead && !c->closing && !c->streaming &&
+	       c->out_len < OUT_BATCH && c->in_len > 0) {
+		if (served == SERVE_BURST) {
+			c->more = true;
+			break;
+		}
 		perr = tep_ctl_req_decode(c->in, c->in_len, &req, &flen);
 		if (perr == TEP_CTL_PERR_INCOMPLETE)
 			break;
@@ -519,13 +535,16 @@ client_service(struct tep_ctl_server *s, struct client *c, uint64_t now)
 				 tep_ctl_perr_str(perr));
 			client_error(s, c, tep_ctl_perr_errno(perr), msg);
 			client_close_after_reply(s, c, now);
+			client_flush(c);
 			return;
 		}
 		STAT_ADD(s, requests, 1);
 		run_request(s, c, &req);
+		served++;
 		memmove(c->in, c->in + flen, c->in_len - flen);
 		c->in_len -= flen;
 	}
+	client_flush(c);
 	if (c->dead || c->closing || c->streaming || !c->eof)
 		return;
 	if (c->in_len == 0) {
@@ -749,6 +768,8 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 
 	for (i = 0; i < s->ncl; i++) {
 		c = s->cl[i];
+		if (c->more)
+			wait = 0;
 		if (c->streaming)
 			wait = min_wait(wait, c->next_tick, now);
 		if (c->closing)
@@ -785,7 +806,7 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 	for (i = 0; i < nold; i++) {
 		c = s->cl[i];
 		re = s->pfd[2 + i].revents;
-		if (re == 0)
+		if (re == 0 && !c->more)
 			continue;
 		if (re & (POLLERR | POLLNVAL)) {
 			c->dead = true;

@@ -597,6 +597,45 @@ else
 	fail "tepd died"
 fi
 
+# ---- tepctl -b: a file of commands on one connection, pipelined ----------
+# Every line runs; failures are reported as FILE:LINE and make exit 1;
+# replies come back in order. The batch leaves the state as it found it.
+cat >"$WORK/batch.cmds" <<'B'
+vrf add b1 table 991
+vrf add b1
+# a comment, then a blank line
+
+bogus words
+vrf list
+vrf del b1
+B
+rc=0
+$CTL -b "$WORK/batch.cmds" >"$WORK/batch.out" 2>"$WORK/batch.err" || rc=$?
+if [ "$rc" = 1 ] &&
+   grep -qxF "tepctl: $WORK/batch.cmds:2: vrf \"b1\" exists" "$WORK/batch.err" &&
+   grep -qF "tepctl: $WORK/batch.cmds:5: unknown command" "$WORK/batch.err" &&
+   grep -qxF "tepctl: $WORK/batch.cmds: 2 of 5 commands failed" "$WORK/batch.err" &&
+   grep -q "^b1 table 991" "$WORK/batch.out" && ! $CTL vrf list | grep -q "^b1"; then
+	ok "tepctl -b: 5 commands, 2 failures named by line, vrf list output in order"
+else
+	fail "tepctl -b: rc $rc, stderr: $(cat "$WORK/batch.err"), stdout: $(head -c 300 "$WORK/batch.out")"
+fi
+# Many commands in flight: 3000 routes added and deleted through one
+# connection, all accepted.
+for i in $(seq 0 2999); do
+	echo "route add 10.$((i / 256)).$((i % 256)).0/24 vrf red blackhole"
+done >"$WORK/many.cmds"
+sed 's/^route add \([^ ]*\) vrf red blackhole/route del \1 vrf red/' \
+	"$WORK/many.cmds" >>"$WORK/many.cmds.del"
+if $CTL -b "$WORK/many.cmds" >/dev/null 2>"$WORK/many.err" &&
+   [ "$($CTL -j vrf list | $PY -c 'import json,sys
+print([v["routes4"] for v in json.load(sys.stdin)["vrfs"] if v["name"]=="red"][0])')" -ge 3000 ] &&
+   $CTL -b "$WORK/many.cmds.del" >/dev/null 2>>"$WORK/many.err"; then
+	ok "tepctl -b: 3000 route adds then 3000 deletes, pipelined, none refused"
+else
+	fail "tepctl -b many: $(head -c 300 "$WORK/many.err")"
+fi
+
 # ---- every command tried both ways ---------------------------------------
 for c in "${COMMANDS[@]}"; do
 	[ -n "${GOOD[$c]:-}" ] || fail "command \"$c\" never run successfully"
