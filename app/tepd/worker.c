@@ -29,6 +29,8 @@
 #include "tep_csum.h"
 #include "tepd.h"
 
+#define RX_PREFETCH	4	/* packets ahead whose headers are prefetched */
+
 struct txbuf {
 	uint16_t n;
 	struct rte_mbuf *m[TEP_BURST * 2];
@@ -211,8 +213,7 @@ classify(struct worker *w, struct rte_mbuf *m)
 			return 0;
 		}
 		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
-		    RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
-		    tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff) {
+		    RTE_MBUF_F_RX_IP_CKSUM_GOOD && !tep_ipv4_hdr_ok(ip, ihl)) {
 			drop(w, m, TEP_R_BAD_IP_CSUM);
 			return 0;
 		}
@@ -982,9 +983,17 @@ rx_port(struct worker *w, uint16_t port)
 	w->cnt->bursts++;
 	w->cnt->port[port].rx += n;
 	w->vrf = p->vrf;
+	for (i = 0; i < n && i < RX_PREFETCH; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		int fam;
+
+		/* Headers of a packet a few ahead: from a NIC they come
+		 * straight from DMA, not from cache. */
+		if (i + RX_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH],
+						       void *));
 
 		w->cnt->port[port].rx_bytes += m->pkt_len;
 		w->cnt->port[port].rx_csum_pending +=

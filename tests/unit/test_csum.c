@@ -549,6 +549,32 @@ test_l4_complete_random(void **state)
 	}
 }
 
+/* The inline IPv4 header check agrees with the naive sum, with and
+ * without options, on right headers and on each one-bit corruption. */
+static void
+test_ipv4_hdr_ok(void **state)
+{
+	uint64_t rnd = 0x1f2e3d4cu;
+	uint8_t b[64];
+	int i, bit;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		size_t ihl = 20 + 4 * (tep_ref_rnd(&rnd) % 11);
+		size_t off = tep_ref_rnd(&rnd) % 3;
+		uint8_t *h = b + off;
+
+		tep_ref_rnd_fill(&rnd, h, ihl);
+		tep_ref_wr16(h + 10, 0);
+		tep_ref_wr16(h + 10, (uint16_t)~tep_ref_sum(h, ihl, 0));
+		assert_true(tep_ipv4_hdr_ok(h, ihl));
+		bit = (int)(tep_ref_rnd(&rnd) % (ihl * 8));
+		h[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		assert_int_equal(tep_ipv4_hdr_ok(h, ihl),
+				 tep_ref_sum(h, ihl, 0) == 0xffff);
+	}
+}
+
 int
 main(void)
 {
@@ -563,6 +589,7 @@ main(void)
 		cmocka_unit_test(test_lco_zero_becomes_ffff),
 		cmocka_unit_test(test_lco_gre),
 		cmocka_unit_test(test_l4_complete_random),
+		cmocka_unit_test(test_ipv4_hdr_ok),
 	};
 
 	return cmocka_run_group_tests_name("csum", tests, NULL, NULL);
