@@ -322,6 +322,8 @@ tep_port_restart(uint16_t id, char *err, size_t errlen)
 		return -1;
 	tep_underlay_changed();
 	__atomic_store_n(&p->polling, 1, __ATOMIC_RELEASE);
+	if (p->vrf_host)
+		tep_vrfhost_port_restarted(p->vrf);
 	return 0;
 }
 

@@ -240,6 +240,7 @@ int tep_vrfhost_init(bool enable, char *err, size_t errlen);
 bool tep_vrfhost_enabled(void);
 int tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen);
 void tep_vrfhost_destroy(uint16_t vrf);
+void tep_vrfhost_port_restarted(uint16_t vrf);
 void tep_vrfhost_fini(void);
 void tep_vrfhost_sync_addrs(uint16_t vrf);
 const char *tep_vrfhost_netns(uint16_t vrf);

@@ -440,6 +440,29 @@ tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A restart took the kernel side's link down and up, and Linux drops the
+ * routes through a link that goes down (and its IPv6 addresses): put the
+ * kernel side back as it was.
+ */
+void
+tep_vrfhost_port_restarted(uint16_t vrf)
+{
+	struct vrfhost *h = &hosts[vrf];
+	int ret;
+
+	if (vrf >= TEP_VRF_MAX || !h->on)
+		return;
+	h->naddr = 0;		/* re-add all: NLM_F_REPLACE is idempotent */
+	tep_vrfhost_sync_addrs(vrf);
+	ret = nl_default_route(h, 4);
+	if (ret == 0)
+		ret = nl_default_route(h, 6);
+	if (ret != 0)
+		RTE_LOG(ERR, USER1, "vrf host %s: default route: %s\n",
+			h->ifname, strerror(-ret));
+}
+
 void
 tep_vrfhost_destroy(uint16_t vrf)
 {

@@ -209,9 +209,16 @@ if [ ! -e "$NSG" ] && ! ctl port list | grep -q net_tap_vrf_green &&
 else
 	fail "vrf del green: $(ls /run/netns) $(ctl port list)"
 fi
-# red still works after green came and went (port ids were reused).
+# red still works after green came and went (port ids were reused), and
+# after its host port is restarted (queues re-created inside the VRF's
+# namespace) with another MTU.
+ctl port set net_tap_vrf_red mtu 1300 && ctl port restart net_tap_vrf_red ||
+	fail "restarting red's host port"
+vexec red ip link show vrf-red | grep -q "mtu 1300" &&
+	ok "host port MTU 1300 seen inside red" || fail "MTU not applied inside red"
 vexec red ping -c 2 -i 0.2 -W 2 198.18.0.2 >/dev/null 2>&1 &&
-	ok "red still reaches its site" || fail "red broken after green"
+	ok "red still reaches its site after green and a host port restart" ||
+	fail "red broken after green / restart"
 
 ctl stats vrf red >"$WORK/stats"
 say "$(tr '\n' ' ' <"$WORK/stats" | cut -c1-300)"
