@@ -109,11 +109,13 @@ wire_bridge() {
 }
 
 # tepd_start NS SOCKET CONFIG EAL-ARGS...: start tepd in NS, wait for it.
-# TEPD_ARGS: more tepd options (after --), e.g. -N.
+# TEPD_ARGS: more tepd options (after --), e.g. -N. TEPD_LCORES: the EAL
+# lcore option (default "-l 0-1": the main lcore and one worker).
 tepd_start() {
 	local ns=$1 sock=$2 conf=$3; shift 3
 	local log="$WORK/tepd-$(basename "$sock").log"
-	ip netns exec "$ns" "$TEPD" -l 0-1 --no-huge -m 1024 --no-pci \
+	# shellcheck disable=SC2086
+	ip netns exec "$ns" "$TEPD" ${TEPD_LCORES:--l 0-1} --no-huge -m 1024 --no-pci \
 		--file-prefix "tep$TAG$RANDOM" --log-level=pmd.net.tap:error \
 		"$@" -- -s "$sock" -f "$conf" ${TEPD_ARGS:-} >"$log" 2>&1 &
 	TEPD_PIDS+=($!)
@@ -166,7 +168,7 @@ vxlan_site_setup() {
 	if [ "$PMD" = af_packet ]; then
 		veth "$DP" dpund "$PEER" peer0 1600
 		UND=net_af_packet1
-		VDEV_UND="--vdev=net_af_packet1,iface=dpund"
+		VDEV_UND="--vdev=net_af_packet1,iface=dpund${AFP_ARGS:-}"
 		U_MTU=1600
 	else
 		UND=net_tap0
@@ -193,7 +195,7 @@ vxlan_site_setup() {
 
 	# shellcheck disable=SC2086
 	tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
-		--vdev=net_af_packet0,iface=dpacc $VDEV_UND ${SITE_EXTRA_VDEV:-}
+		--vdev=net_af_packet0,iface=dpacc${AFP_ARGS:-} $VDEV_UND ${SITE_EXTRA_VDEV:-}
 	CTL="$TEPCTL -s $WORK/tepd.sock"
 
 	if [ "$PMD" = tap ]; then
