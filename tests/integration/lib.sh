@@ -219,6 +219,49 @@ vxlan_site_setup() {
 
 }
 
+# Two remote sites for VRFs red and blue (test_vrf_isolation, test_vrf_exec):
+# the same overlay addresses (198.18.0.2/24, 2001:db8:18::2/64) behind the
+# Linux kernel's VXLAN, VNI 100 at 198.51.100.2 in namespace $1 and VNI 200
+# at 198.51.100.3 in $2, each with up0 on the underlay, routing the tenant
+# prefixes (192.0.2.0/24, 2001:db8:1::/64) back to tepd's tunnels vxr (id 0)
+# and vxb (id 1), whose overlay MACs are 02:74:65:70:00:00 and :01.
+vrf_sites_setup() {	# NS_RED NS_BLUE
+	local site ns rest u vni mac tid
+	for site in "$1:198.51.100.2:100:02:00:00:00:01:00:00" \
+		    "$2:198.51.100.3:200:02:00:00:00:02:00:01"; do
+		ns=${site%%:*}; rest=${site#*:}
+		u=${rest%%:*}; rest=${rest#*:}
+		vni=${rest%%:*}; rest=${rest#*:}
+		mac=${rest%:*}; tid=${rest##*:}
+		ip -n "$ns" addr add "$u/24" dev up0
+		ip -n "$ns" link add vx0 type vxlan id "$vni" remote 198.51.100.1 \
+			local "$u" dstport 4789 udpcsum udp6zerocsumrx
+		ip -n "$ns" link set vx0 address "$mac" mtu 1450 up
+		ip -n "$ns" addr add 198.18.0.2/24 dev vx0
+		ip -n "$ns" addr add 2001:db8:18::2/64 dev vx0 nodad
+		ip -n "$ns" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
+		ip -n "$ns" route add 2001:db8:1::/64 via 2001:db8:18::1 dev vx0
+		ip -n "$ns" neigh add 198.18.0.1 lladdr "02:74:65:70:00:$tid" \
+			dev vx0 nud permanent
+		ip -n "$ns" neigh add 2001:db8:18::1 lladdr "02:74:65:70:00:$tid" \
+			dev vx0 nud permanent
+	done
+}
+
+# check_tags FILE WANT OTHER WHERE: FILE (xfer.py tag-server's output) holds
+# at least 95 datagrams tagged WANT and none of anything else.
+check_tags() {
+	local got mine theirs kinds
+	got=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d.get(sys.argv[2], 0), d.get(sys.argv[3], 0), len(d))' "$1" "$2" "$3")
+	read -r mine theirs kinds <<<"$got"
+	if [ "$theirs" = 0 ] && [ "$kinds" = 1 ] && [ "$mine" -ge 95 ]; then
+		ok "$4 got $mine '$2', none of '$3'"
+	else
+		fail "$4: $(cat "$1")"
+	fi
+}
+
 # Kernel UDP checksum error counters of a namespace (IPv4 + IPv6).
 udp_csum_errors() {
 	ip netns exec "$1" awk '

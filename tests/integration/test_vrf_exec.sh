@@ -54,25 +54,7 @@ TEPD_ARGS=-N tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
 ctl() { "$TEPCTL" -s "$WORK/tepd.sock" "$@"; }
 vexec() { local v=$1; shift; "$TEPCTL" -s "$WORK/tepd.sock" vrf exec "$v" -- "$@"; }
 
-for site in "$PR:198.51.100.2:100:02:00:00:00:01:00:00" \
-	    "$PB:198.51.100.3:200:02:00:00:00:02:00:01"; do
-	ns=${site%%:*}; rest=${site#*:}
-	u=${rest%%:*}; rest=${rest#*:}
-	vni=${rest%%:*}; rest=${rest#*:}
-	mac=${rest%:*}; tid=${rest##*:}
-	ip -n "$ns" addr add "$u/24" dev up0
-	ip -n "$ns" link add vx0 type vxlan id "$vni" remote 198.51.100.1 \
-		local "$u" dstport 4789 udpcsum udp6zerocsumrx
-	ip -n "$ns" link set vx0 address "$mac" mtu 1450 up
-	ip -n "$ns" addr add 198.18.0.2/24 dev vx0
-	ip -n "$ns" addr add 2001:db8:18::2/64 dev vx0 nodad
-	ip -n "$ns" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
-	ip -n "$ns" route add 2001:db8:1::/64 via 2001:db8:18::1 dev vx0
-	ip -n "$ns" neigh add 198.18.0.1 lladdr "02:74:65:70:00:$tid" \
-		dev vx0 nud permanent
-	ip -n "$ns" neigh add 2001:db8:18::1 lladdr "02:74:65:70:00:$tid" \
-		dev vx0 nud permanent
-done
+vrf_sites_setup "$PR" "$PB"
 
 # ---- the kernel side of each VRF ------------------------------------------
 NSR=$(ctl -j vrf list | $PY -c 'import json,sys
@@ -135,17 +117,6 @@ sleep 0.5
 vexec red $PY "$HERE/xfer.py" tag-client 198.18.0.2 6000 red 100 &
 vexec blue $PY "$HERE/xfer.py" tag-client 198.18.0.2 6000 blue 100
 wait $p1 $p2 || true
-check_tags() {	# FILE WANT OTHER WHERE
-	local got mine theirs kinds
-	got=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d.get(sys.argv[2], 0), d.get(sys.argv[3], 0), len(d))' "$1" "$2" "$3")
-	read -r mine theirs kinds <<<"$got"
-	if [ "$theirs" = 0 ] && [ "$kinds" = 1 ] && [ "$mine" -ge 95 ]; then
-		ok "$4 got $mine '$2', none of '$3'"
-	else
-		fail "$4: $(cat "$1")"
-	fi
-}
 check_tags "$WORK/pr" red blue "site red (from vrf exec red)"
 check_tags "$WORK/pb" blue red "site blue (from vrf exec blue)"
 

@@ -52,23 +52,7 @@ tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
 	--vdev=net_af_packet2,iface=dpund
 
 # Remote sites: same overlay address, different VNI and VTEP.
-i=0
-for site in "$PR:198.51.100.2:100:02:00:00:00:01:00:00" \
-	    "$PB:198.51.100.3:200:02:00:00:00:02:00:01"; do
-	ns=${site%%:*}; rest=${site#*:}
-	u=${rest%%:*}; rest=${rest#*:}
-	vni=${rest%%:*}; rest=${rest#*:}
-	mac=${rest%:*}; tid=${rest##*:}
-	ip -n "$ns" addr add "$u/24" dev up0
-	ip -n "$ns" link add vx0 type vxlan id "$vni" remote 198.51.100.1 \
-		local "$u" dstport 4789 udpcsum
-	ip -n "$ns" link set vx0 address "$mac" up
-	ip -n "$ns" addr add 198.18.0.2/24 dev vx0
-	ip -n "$ns" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
-	ip -n "$ns" neigh add 198.18.0.1 lladdr "02:74:65:70:00:$tid" \
-		dev vx0 nud permanent
-	i=$((i + 1))
-done
+vrf_sites_setup "$PR" "$PB"
 
 for t in "$TR" "$TB"; do
 	ip netns exec "$t" ping -c 2 -i 0.2 -W 2 198.18.0.2 >/dev/null 2>&1 || true
@@ -83,17 +67,6 @@ sleep 0.5
 ip netns exec "$TR" $PY "$HERE/xfer.py" tag-client 198.18.0.2 6000 red 100 &
 ip netns exec "$TB" $PY "$HERE/xfer.py" tag-client 198.18.0.2 6000 blue 100
 wait $p1 $p2 || true
-check_tags() {	# FILE WANT OTHER WHERE
-	local got
-	got=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d.get(sys.argv[2], 0), d.get(sys.argv[3], 0), len(d))' "$1" "$2" "$3")
-	read -r mine theirs kinds <<<"$got"
-	if [ "$theirs" = 0 ] && [ "$kinds" = 1 ] && [ "$mine" -ge 95 ]; then
-		ok "$4 got $mine '$2', none of '$3'"
-	else
-		fail "$4: $(cat "$1")"
-	fi
-}
 check_tags "$WORK/pr" red blue "site red"
 check_tags "$WORK/pb" blue red "site blue"
 
