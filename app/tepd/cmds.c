@@ -1430,6 +1430,8 @@ stats_tunnel(struct tep_out *o, uint32_t id)
 		    c.ocsum[TEP_OCSUM_NONE]);
 	tep_out_u64(o, "decap_inner_csum_ok", " decap_inner_csum_ok %" PRIu64,
 		    c.decap_inner_ok);
+	tep_out_u64(o, "arp_nd_answered", " arp_nd_answered %" PRIu64,
+		    c.proxy_answers);
 	tep_out_newline(o);
 	out_drops(o, c.drop);
 	tep_out_close_object(o);

@@ -74,6 +74,7 @@ tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out)
 		out->decap_bytes += c->decap_bytes;
 		SUM_ARRAY(out->ocsum, c->ocsum, 4);
 		out->decap_inner_ok += c->decap_inner_ok;
+		out->proxy_answers += c->proxy_answers;
 		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
 	}
 }
@@ -173,6 +174,7 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 				  c.ocsum[TEP_OCSUM_FULL]);
 	rte_tel_data_add_dict_u64(d, "outer_csum_hw", c.ocsum[TEP_OCSUM_HW]);
 	rte_tel_data_add_dict_u64(d, "decap_inner_csum_ok", c.decap_inner_ok);
+	rte_tel_data_add_dict_u64(d, "arp_nd_answered", c.proxy_answers);
 	drops_dict(d, c.drop);
 	return 0;
 }

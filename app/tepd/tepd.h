@@ -170,6 +170,7 @@ struct tep_cnt_tun {
 	uint64_t encap, decap, encap_bytes, decap_bytes;
 	uint64_t ocsum[4];	/* by enum tep_ocsum */
 	uint64_t decap_inner_ok;	/* inner L4 checksum derived good */
+	uint64_t proxy_answers;		/* ARP/NS through it answered */
 	uint64_t drop[TEP_R_MAX];
 };
 

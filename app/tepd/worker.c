@@ -305,6 +305,39 @@ inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
 		tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, tot - l3_len));
 }
 
+static void tunnel_answer(struct worker *w, struct rte_mbuf *m,
+			  const struct tep_tunnel *t, uint32_t len);
+
+/*
+ * ARP or a neighbour solicitation from the far end of an Ethernet tunnel
+ * (m holds the inner frame): answered back through the tunnel with the
+ * tunnel's overlay MAC (lib/proto/tep_proxy.c says why). True when m was
+ * consumed.
+ */
+static bool
+tunnel_proxy(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
+	     uint16_t et)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t n;
+
+	if (et == 0x0806)
+		n = tep_proxy_arp(f, m->data_len, t->inner_smac.addr_bytes);
+	else if (m->data_len >= 14 + 40 + 1 && f[14 + 6] == 58 &&
+		 f[14 + 40] == 135)
+		n = tep_proxy_nd(f, m->data_len,
+				 m->data_len + rte_pktmbuf_tailroom(m),
+				 t->inner_smac.addr_bytes);
+	else
+		return false;
+	if (n == 0)
+		return false;
+	w->cnt->tun[t->id].decap++;
+	w->cnt->tun[t->id].proxy_answers++;
+	tunnel_answer(w, m, t, n);
+	return true;
+}
+
 /*
  * A packet for one of our underlay addresses: a tunnel packet is stripped
  * down to an Ethernet frame carrying the inner IP packet, bound to its
@@ -403,12 +436,20 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf)
 	if (d.inner_proto == TEP_ETH_P_TEB) {
 		uint16_t et = tep_rd16(buf + d.inner_off + 12);
 
-		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6) {
+		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6 &&
+		    et != 0x0806) {
 			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
 			drop(w, m, TEP_R_NOT_ROUTABLE);
 			return -1;
 		}
 		rte_pktmbuf_adj(m, d.inner_off);
+		if (et != TEP_ETH_P_IPV4 && tunnel_proxy(w, m, t, et))
+			return -1;
+		if (et == 0x0806) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
+			drop(w, m, TEP_R_NOT_ROUTABLE);
+			return -1;
+		}
 	} else {
 		/* Keep 14 bytes in front of the inner IP header as its
 		 * Ethernet header, so both kinds look alike from here on. */
@@ -766,6 +807,52 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
 	w->cnt->tun[t->id].ocsum[ret]++;
 	w->cnt->vrf[w->vrf].routed++;
+	tx_enqueue(w, e->port, m);
+}
+
+/*
+ * Send an Ethernet frame tepd made itself (len bytes at m) into tunnel t:
+ * the proxy ARP/ND answers. No inner checksum to keep: the outer one is
+ * summed whole, over a few dozen bytes.
+ */
+static void
+tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
+	      uint32_t len)
+{
+	const struct tun_egress *e;
+	struct tep_encap_pkt pk;
+	uint8_t *outer;
+	int ret;
+
+	if (m->pkt_len > len)
+		rte_pktmbuf_trim(m, m->pkt_len - len);
+	else if (m->pkt_len < len)
+		rte_pktmbuf_append(m, len - m->pkt_len);	/* room checked */
+	e = tunnel_egress(w, t, m);
+	if (e == NULL)
+		return;
+	outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
+	if (outer == NULL) {
+		w->cnt->tun[t->id].drop[TEP_R_NO_HEADROOM]++;
+		drop(w, m, TEP_R_NO_HEADROOM);
+		return;
+	}
+	memset(&pk, 0, sizeof(pk));
+	pk.inner_len = (uint16_t)len;
+	pk.sport = t->tmpl.sport_lo;
+	pk.ip_id = w->ip_id++;
+	pk.l4.kind = TEP_L4_NONE;
+	ret = tep_encap_write(&t->tmpl, outer, &pk);
+	if (ret < 0) {
+		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
+		drop(w, m, TEP_R_ENCAP_FAILED);
+		return;
+	}
+	set_macs(outer, e->dmac, &tep.port[e->port].mac);
+	m->ol_flags = 0;
+	w->cnt->tun[t->id].encap++;
+	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
+	w->cnt->tun[t->id].ocsum[ret]++;
 	tx_enqueue(w, e->port, m);
 }
 

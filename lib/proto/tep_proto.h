@@ -374,4 +374,16 @@ enum tep_reason tep_tso_plan(const uint8_t *frame, size_t hdr_room,
 void tep_tso_seg_hdr(const struct tep_tso *t, const uint8_t *frame,
 		     uint8_t *out, uint16_t idx, uint16_t seg_payload);
 
+/*
+ * Proxy ARP/ND over an Ethernet-carrying tunnel (tep_proxy.c): turn the
+ * request in frame (len bytes, an Ethernet frame) into its answer in
+ * place, with mac as the answering link-layer address, and return the
+ * answer's length; 0 when it is not a request to answer (not ARP/NS,
+ * malformed, gratuitous ARP, DAD, about the sender's own address).
+ * tep_proxy_nd needs room >= 86 bytes at frame (the NA with its option).
+ */
+uint32_t tep_proxy_arp(uint8_t *frame, uint32_t len, const uint8_t mac[6]);
+uint32_t tep_proxy_nd(uint8_t *frame, uint32_t len, uint32_t room,
+		      const uint8_t mac[6]);
+
 #endif /* TEP_PROTO_H */

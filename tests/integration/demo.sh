@@ -74,10 +74,10 @@ ip -n "$SB" link set vxlan200 address 02:00:00:00:02:00 up
 for s in "$SR:vxlan100:00" "$SB:vxlan200:01"; do
 	ns=${s%%:*}; rest=${s#*:}; dev=${rest%%:*}; id=${rest#*:}
 	ip -n "$ns" addr add 198.18.0.2/24 dev "$dev"
+	# The gateway 198.18.0.1 is resolved over the tunnel: tepd answers
+	# the ARP with the tunnel's overlay MAC (02:74:65:70 + its id).
 	ip -n "$ns" route add 192.0.2.0/24 via 198.18.0.1 dev "$dev"
-	# tepd's overlay MAC for a tunnel is 02:74:65:70 + its id
-	ip -n "$ns" neigh add 198.18.0.1 lladdr "02:74:65:70:00:$id" \
-		dev "$dev" nud permanent
+	: "$id"
 done
 explain "site-red: vxlan100 over IPv4, site-blue: vxlan200 over IPv6," \
 	"both answering as 198.18.0.2"

@@ -212,10 +212,9 @@ vxlan_site_setup() {
 	ip -n "$PEER" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
 	ip -n "$PEER" addr add 2001:db8:20::2/64 dev vx0 nodad
 	ip -n "$PEER" -6 route add 2001:db8:10::/64 via 2001:db8:20::1 dev vx0
-	ip -n "$PEER" -6 neigh add 2001:db8:20::1 lladdr 02:74:65:70:00:00 \
-		dev vx0 nud permanent
-	# tepd's overlay MAC for tunnel vx1 (id 0): 02:74:65:70:00:00
-	ip -n "$PEER" neigh add 198.18.0.1 lladdr 02:74:65:70:00:00 dev vx0 nud permanent
+	# No static neighbour for the gateways 198.18.0.1 and 2001:db8:20::1:
+	# the kernel resolves them over the tunnel and tepd answers (proxy
+	# ARP/ND) with tunnel vx1's overlay MAC, 02:74:65:70:00:00.
 
 }
 
@@ -224,7 +223,8 @@ vxlan_site_setup() {
 # Linux kernel's VXLAN, VNI 100 at 198.51.100.2 in namespace $1 and VNI 200
 # at 198.51.100.3 in $2, each with up0 on the underlay, routing the tenant
 # prefixes (192.0.2.0/24, 2001:db8:1::/64) back to tepd's tunnels vxr (id 0)
-# and vxb (id 1), whose overlay MACs are 02:74:65:70:00:00 and :01.
+# and vxb (id 1); tepd answers their ARP/ND for the gateways with the
+# overlay MACs 02:74:65:70:00:00 and :01.
 vrf_sites_setup() {	# NS_RED NS_BLUE
 	local site ns rest u vni mac tid
 	for site in "$1:198.51.100.2:100:02:00:00:00:01:00:00" \
@@ -241,10 +241,8 @@ vrf_sites_setup() {	# NS_RED NS_BLUE
 		ip -n "$ns" addr add 2001:db8:18::2/64 dev vx0 nodad
 		ip -n "$ns" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
 		ip -n "$ns" route add 2001:db8:1::/64 via 2001:db8:18::1 dev vx0
-		ip -n "$ns" neigh add 198.18.0.1 lladdr "02:74:65:70:00:$tid" \
-			dev vx0 nud permanent
-		ip -n "$ns" neigh add 2001:db8:18::1 lladdr "02:74:65:70:00:$tid" \
-			dev vx0 nud permanent
+		# the gateways are resolved through the tunnel (proxy ARP/ND)
+		: "$tid"
 	done
 }
 

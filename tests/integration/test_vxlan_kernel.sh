@@ -111,5 +111,16 @@ print(json.load(sys.stdin)["ports"][0]["drops"].get("drop_too_big", 0))')
 		fail "path MTU: no oversized tenant packet seen"
 	fi
 fi
+# The kernel resolved its gateways through the tunnel: tepd answered its
+# ARP and neighbour solicitations with the tunnel's overlay MAC.
+ans=$(jget tunnels.0.arp_nd_answered <"$WORK/st")
+n4=$(ip -n "$PEER" neigh show 198.18.0.1 dev vx0)
+n6=$(ip -n "$PEER" -6 neigh show 2001:db8:20::1 dev vx0)
+if [ "$ans" -ge 2 ] && grep -q "lladdr 02:74:65:70:00:00" <<<"$n4" &&
+   grep -q "lladdr 02:74:65:70:00:00" <<<"$n6"; then
+	ok "proxy ARP/ND: $ans answers; kernel has $n4 / $n6"
+else
+	fail "proxy ARP/ND: answered $ans; kernel neigh: '$n4' '$n6'"
+fi
 $CTL stats >"$WORK/stats.txt"
 finish

@@ -856,6 +856,139 @@ test_reason_names(void **state)
 	assert_string_equal(tep_csum_mode_name(TEP_CSUM_LCO), "lco");
 }
 
+/* ---- proxy ARP/ND -------------------------------------------------------- */
+
+static const uint8_t tun_mac[6] = { 0x02, 0x74, 0x65, 0x70, 0x00, 0x07 };
+static const uint8_t host_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x42, 0x02 };
+
+static size_t
+arp_request(uint8_t *f, const uint8_t *spa, const uint8_t *tpa)
+{
+	static const uint8_t hdr[8] = { 0, 1, 8, 0, 6, 4, 0, 1 };
+
+	memset(f, 0, 60);
+	memset(f, 0xff, 6);
+	memcpy(f + 6, host_mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	memcpy(f + 14, hdr, 8);
+	memcpy(f + 22, host_mac, 6);
+	memcpy(f + 28, spa, 4);
+	memcpy(f + 38, tpa, 4);
+	return 60;	/* padded, as on the wire */
+}
+
+static void
+test_proxy_arp(void **state)
+{
+	static const uint8_t spa[4] = { 198, 18, 0, 2 }, tpa[4] = { 198, 18, 0, 1 };
+	uint8_t f[64];
+	size_t len = arp_request(f, spa, tpa);
+
+	(void)state;
+	assert_int_equal(tep_proxy_arp(f, (uint32_t)len, tun_mac), 42);
+	assert_memory_equal(f, host_mac, 6);		/* to the requester */
+	assert_memory_equal(f + 6, tun_mac, 6);
+	assert_int_equal(tep_ref_rd16(f + 12), 0x0806);
+	assert_int_equal(tep_ref_rd16(f + 20), 2);	/* reply */
+	assert_memory_equal(f + 22, tun_mac, 6);	/* SHA */
+	assert_memory_equal(f + 28, tpa, 4);		/* SPA: what was asked */
+	assert_memory_equal(f + 32, host_mac, 6);	/* THA */
+	assert_memory_equal(f + 38, spa, 4);		/* TPA */
+
+	/* not answered: gratuitous, a reply, short, other hardware */
+	len = arp_request(f, spa, spa);
+	assert_int_equal(tep_proxy_arp(f, (uint32_t)len, tun_mac), 0);
+	len = arp_request(f, spa, tpa);
+	f[21] = 2;
+	assert_int_equal(tep_proxy_arp(f, (uint32_t)len, tun_mac), 0);
+	len = arp_request(f, spa, tpa);
+	assert_int_equal(tep_proxy_arp(f, 41, tun_mac), 0);
+	f[15] = 6;
+	assert_int_equal(tep_proxy_arp(f, (uint32_t)len, tun_mac), 0);
+}
+
+/* A neighbour solicitation from src for target, with a source link-layer
+ * option; checksum by the naive reference. */
+static size_t
+nd_solicit(uint8_t *f, const uint8_t *src, const uint8_t *target)
+{
+	uint8_t *ip = f + 14, *ic = ip + 40, ph[40];
+	uint32_t s;
+
+	memset(f, 0, 14 + 40 + 32);
+	f[0] = 0x33;
+	f[1] = 0x33;
+	f[2] = 0xff;
+	memcpy(f + 3, target + 13, 3);
+	memcpy(f + 6, host_mac, 6);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	ip[0] = 0x60;
+	tep_ref_wr16(ip + 4, 32);
+	ip[6] = 58;
+	ip[7] = 255;
+	memcpy(ip + 8, src, 16);
+	ip[24] = 0xff;			/* solicited-node multicast */
+	ip[25] = 0x02;
+	ip[35] = 1;
+	ip[36] = 0xff;
+	memcpy(ip + 37, target + 13, 3);
+	ic[0] = 135;
+	memcpy(ic + 8, target, 16);
+	ic[24] = 1;
+	ic[25] = 1;
+	memcpy(ic + 26, host_mac, 6);
+	tep_ref_phdr_bytes(ph, true, ip + 8, ip + 24, 58, 32);
+	s = tep_ref_sum(ph, 40, 0);
+	tep_ref_wr16(ic + 2, (uint16_t)~tep_ref_sum(ic, 32, s));
+	return 14 + 40 + 32;
+}
+
+static void
+test_proxy_nd(void **state)
+{
+	static const uint8_t src[16] = { 0xfe, 0x80, [15] = 0x42 };
+	static const uint8_t target[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x20,
+					    [15] = 1 };
+	uint8_t f[128], ph[40];
+	uint8_t *ip = f + 14, *ic = ip + 40;
+	size_t len = nd_solicit(f, src, target);
+
+	(void)state;
+	assert_int_equal(tep_proxy_nd(f, (uint32_t)len, sizeof(f), tun_mac),
+			 86);
+	assert_memory_equal(f, host_mac, 6);
+	assert_memory_equal(f + 6, tun_mac, 6);
+	assert_int_equal(tep_ref_rd16(ip + 4), 32);
+	assert_int_equal(ip[6], 58);
+	assert_int_equal(ip[7], 255);
+	assert_memory_equal(ip + 8, target, 16);	/* from the target */
+	assert_memory_equal(ip + 24, src, 16);		/* to the solicitor */
+	assert_int_equal(ic[0], 136);
+	assert_int_equal(ic[4], 0x60);			/* S and O */
+	assert_memory_equal(ic + 8, target, 16);
+	assert_int_equal(ic[24], 2);			/* TLLA */
+	assert_int_equal(ic[25], 1);
+	assert_memory_equal(ic + 26, tun_mac, 6);
+	tep_ref_phdr_bytes(ph, true, ip + 8, ip + 24, 58, 32);
+	assert_int_equal(tep_ref_sum(ic, 32, tep_ref_sum(ph, 40, 0)), 0xffff);
+
+	/* not answered: DAD, about itself, bad checksum, hop limit, no room */
+	len = nd_solicit(f, (const uint8_t[16]){ 0 }, target);
+	assert_int_equal(tep_proxy_nd(f, (uint32_t)len, sizeof(f), tun_mac), 0);
+	len = nd_solicit(f, target, target);
+	assert_int_equal(tep_proxy_nd(f, (uint32_t)len, sizeof(f), tun_mac), 0);
+	len = nd_solicit(f, src, target);
+	ic[10] ^= 1;
+	assert_int_equal(tep_proxy_nd(f, (uint32_t)len, sizeof(f), tun_mac), 0);
+	len = nd_solicit(f, src, target);
+	ip[7] = 64;
+	assert_int_equal(tep_proxy_nd(f, (uint32_t)len, sizeof(f), tun_mac), 0);
+	len = nd_solicit(f, src, target);
+	assert_int_equal(tep_proxy_nd(f, (uint32_t)len, 85, tun_mac), 0);
+}
+
 int
 main(void)
 {
@@ -871,6 +1004,8 @@ main(void)
 		cmocka_unit_test(test_malformations),
 		cmocka_unit_test(test_special_outer),
 		cmocka_unit_test(test_reason_names),
+		cmocka_unit_test(test_proxy_arp),
+		cmocka_unit_test(test_proxy_nd),
 	};
 
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
