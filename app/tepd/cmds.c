@@ -1389,6 +1389,9 @@ stats_port(struct tep_out *o, uint16_t id)
 	tep_out_u64(o, "gso_segs", " gso_segs %" PRIu64, c.gso_segs);
 	tep_out_u64(o, "tx_csum_partial", " tx_csum_partial %" PRIu64,
 		    c.tx_csum_partial);
+	tep_out_u64(o, "ipv4_frag_pkts", " ipv4_frag_pkts %" PRIu64,
+		    c.frag_pkts);
+	tep_out_u64(o, "ipv4_frags", " ipv4_frags %" PRIu64, c.frags);
 	tep_out_newline(o);
 	out_drops(o, c.drop);
 	tep_out_close_object(o);

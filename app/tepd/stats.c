@@ -41,6 +41,8 @@ tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out)
 		out->gso_pkts += c->gso_pkts;
 		out->gso_segs += c->gso_segs;
 		out->tx_csum_partial += c->tx_csum_partial;
+		out->frag_pkts += c->frag_pkts;
+		out->frags += c->frags;
 		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
 	}
 }
@@ -139,6 +141,8 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "gso_pkts", c.gso_pkts);
 	rte_tel_data_add_dict_u64(d, "gso_segs", c.gso_segs);
 	rte_tel_data_add_dict_u64(d, "tx_csum_partial", c.tx_csum_partial);
+	rte_tel_data_add_dict_u64(d, "ipv4_frag_pkts", c.frag_pkts);
+	rte_tel_data_add_dict_u64(d, "ipv4_frags", c.frags);
 	drops_dict(d, c.drop);
 	return 0;
 }

@@ -159,6 +159,7 @@ struct tep_cnt_port {
 	uint64_t rx_csum_pending;	/* arrived with the checksum left to us */
 	uint64_t gso_pkts, gso_segs;	/* super-packets segmented, segments */
 	uint64_t tx_csum_partial;	/* verified, handed on as partial */
+	uint64_t frag_pkts, frags;	/* IPv4 datagrams fragmented, pieces */
 };
 
 struct tep_cnt_vrf {

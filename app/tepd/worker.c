@@ -21,6 +21,7 @@
 #include <rte_fib.h>
 #include <rte_fib6.h>
 #include <rte_ip.h>
+#include <rte_ip_frag.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
@@ -30,6 +31,7 @@
 #include "tepd.h"
 
 #define RX_PREFETCH	4	/* packets ahead whose headers are prefetched */
+#define FRAGS_MAX	64	/* a 64 KB datagram in 1 KB pieces */
 
 struct txbuf {
 	uint16_t n;
@@ -510,14 +512,83 @@ ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 	return true;
 }
 
-static inline void
-too_big(struct worker *w, struct rte_mbuf *m, const uint8_t *ip, int family,
-	uint32_t mtu)
+static void forward(struct worker *w, struct rte_mbuf *m,
+		    const struct tep_nh *nh, int family);
+static void encap(struct worker *w, struct rte_mbuf *m,
+		  const struct tep_nh *nh, int family);
+
+/*
+ * An IPv4 packet without DF that does not fit (ip_mtu: the largest inner
+ * IP datagram the egress allows) is fragmented (RFC 791) by DPDK's
+ * rte_ip_frag into flat fragments, and each takes the path the packet
+ * would have. A checksum still pending (a VM's) covers the whole datagram:
+ * it is completed first. The fragments' own L4 state is "none", so the
+ * outer checksum of an encapsulated fragment is summed whole (LCO needs
+ * the whole inner datagram).
+ */
+static void
+fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	 uint32_t ip_mtu)
 {
-	/* IPv4 without DF could be fragmented; tepd does not fragment
-	 * (docs/architecture.md), it drops and counts. */
-	if (family == 4 && !(tep_rd16(ip + 6) & 0x4000)) {
+	struct rte_mbuf *frags[FRAGS_MAX];
+	uint16_t port = m->port;
+	uint8_t eth[14], *ip;
+	uint32_t ihl, tot;
+	int n, i;
+
+	if ((m->nb_segs > 1 && rte_pktmbuf_linearize(m) < 0) || ip_mtu < 68) {
 		drop(w, m, TEP_R_TOO_BIG);
+		return;
+	}
+	ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+	ihl = (ip[0] & 0xfu) * 4u;
+	tot = tep_rd16(ip + 2);
+	if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+	    RTE_MBUF_F_RX_L4_CKSUM_NONE && !(tep_rd16(ip + 6) & 0x3fff) &&
+	    ((ip[9] == 6 && tot >= ihl + 20) || (ip[9] == 17 && tot >= ihl + 8)))
+		tep_l4_csum_complete(ip + ihl, tot - ihl, ip[9] == 6 ? 16 : 6,
+				     ip[9] == 17);
+	memcpy(eth, ip - 14, 14);
+	rte_pktmbuf_adj(m, 14);
+	n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, FRAGS_MAX,
+						 (uint16_t)ip_mtu, tep.pool);
+	if (n <= 0) {
+		w->cnt->port[port].drop[TEP_R_TOO_BIG]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rte_pktmbuf_free(m);
+	w->cnt->port[port].frag_pkts++;
+	w->cnt->port[port].frags += (uint64_t)n;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *f = frags[i];
+		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(f, 14);
+
+		if (p == NULL) {
+			w->cnt->port[port].drop[TEP_R_NO_HEADROOM]++;
+			rte_pktmbuf_free(f);
+			continue;
+		}
+		memcpy(p, eth, 14);
+		ip = p + 14;
+		/* rte_ip_frag leaves the header checksum to the caller */
+		tep_wr16(ip + 10, 0);
+		tep_wr_csum(ip + 10, tep_ipv4_hdr_csum(ip, (ip[0] & 0xfu) * 4u));
+		f->port = port;
+		f->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		if (nh->type == TEP_NHT_TUNNEL)
+			encap(w, f, nh, 4);
+		else
+			forward(w, f, nh, 4);
+	}
+}
+
+static inline void
+too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	const uint8_t *ip, int family, uint32_t mtu)
+{
+	if (family == 4 && !(tep_rd16(ip + 6) & 0x4000)) {
+		fragment(w, m, nh, mtu);
 		return;
 	}
 	w->cnt->port[m->port].drop[TEP_R_TOO_BIG]++;
@@ -597,7 +668,7 @@ forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		return;
 	}
 	if (m->pkt_len - 14 > op->mtu) {
-		too_big(w, m, ip, family, op->mtu);
+		too_big(w, m, nh, ip, family, op->mtu);
 		return;
 	}
 	if (!ttl_dec(w, m, ip, family))
@@ -734,7 +805,7 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	inner_len = m->pkt_len - (t->tmpl.inner_eth ? 0 : 14);
 	if (inner_len + t->tmpl.len - t->tmpl.l2_len > op->mtu) {
 		w->cnt->tun[t->id].drop[TEP_R_TOO_BIG]++;
-		too_big(w, m, eth + 14, family,
+		too_big(w, m, nh, eth + 14, family,
 			op->mtu - (t->tmpl.len - t->tmpl.l2_len) -
 			(t->tmpl.inner_eth ? 14 : 0));
 		return;

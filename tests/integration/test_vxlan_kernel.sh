@@ -80,6 +80,28 @@ else
 	fail "udp: $good/300 intact, $bad corrupt"
 fi
 
+# 3b. On net_tap the underlay MTU is 1500, so a 1500-byte tenant datagram
+# cannot be encapsulated whole: without DF, tepd fragments the inner IPv4
+# packet and the kernel peer reassembles it.
+if [ "$PMD" = tap ]; then
+	ip netns exec "$PEER" $PY "$HERE/xfer.py" udp-server 5003 100 >"$WORK/fsrv" &
+	spid=$!
+	sleep 0.5
+	ip netns exec "$TEN" $PY "$HERE/xfer.py" udp-client 198.18.0.2 5003 \
+		100 1436 nodf >/dev/null	# 8 + 4 + 32 + 1436 = 1480 + 20
+	wait $spid || true
+	read -r good bad <"$WORK/fsrv"
+	$CTL -j stats port net_af_packet0 >"$WORK/fst"
+	fp=$(jget ports.0.ipv4_frag_pkts <"$WORK/fst")
+	fr=$(jget ports.0.ipv4_frags <"$WORK/fst")
+	if [ "$bad" = 0 ] && [ "$good" -ge 95 ] && [ "$fp" -ge "$good" ] &&
+	   [ "$fr" -ge $((2 * fp)) ]; then
+		ok "fragmentation: $good/100 1500-byte datagrams without DF reassembled intact by the peer; tepd cut $fp into $fr fragments"
+	else
+		fail "fragmentation: $good/100 intact, $bad corrupt; tepd frag_pkts $fp frags $fr"
+	fi
+fi
+
 # 4. The kernel found no bad checksum in what tepd sent.
 after=$(udp_csum_errors "$PEER" | awk '{ s += $1 } END { print s + 0 }')
 if [ "$after" = "$before" ]; then

@@ -7,7 +7,9 @@
   xfer.py tcp-client HOST PORT N   send N seeded random bytes, print sha256
   xfer.py udp-server PORT COUNT    receive datagrams for a while, print
                                    how many arrived intact
-  xfer.py udp-client HOST PORT COUNT SIZE
+  xfer.py udp-client HOST PORT COUNT SIZE [nodf]
+                                   (nodf: IPv4 without DF, so routers
+                                   on the way may fragment)
   xfer.py tag-server PORT SECONDS  print {tag: count} of datagrams received
   xfer.py tag-client HOST PORT TAG COUNT
 Each datagram carries its own sequence number and a sha256 of its payload,
@@ -77,9 +79,12 @@ def udp_server(port, count):
     print(good, bad)
 
 
-def udp_client(host, port, count, size):
+def udp_client(host, port, count, size, nodf=False):
     rnd = random.Random(99)
     s = socket.socket(family(host), socket.SOCK_DGRAM)
+    if nodf:
+        # IP_MTU_DISCOVER = IP_PMTUDISC_DONT: DF clear
+        s.setsockopt(socket.IPPROTO_IP, 10, 0)
     for seq in range(count):
         payload = bytes(rnd.getrandbits(8) for _ in range(size))
         s.sendto(struct.pack("!I", seq) + hashlib.sha256(payload).digest()
@@ -125,7 +130,8 @@ if __name__ == "__main__":
     elif cmd == "udp-server":
         udp_server(int(a[0]), int(a[1]))
     elif cmd == "udp-client":
-        udp_client(a[0], int(a[1]), int(a[2]), int(a[3]))
+        udp_client(a[0], int(a[1]), int(a[2]), int(a[3]),
+                   len(a) > 4 and a[4] == "nodf")
     elif cmd == "tag-server":
         tag_server(int(a[0]), float(a[1]))
     elif cmd == "tag-client":
