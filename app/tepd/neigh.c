@@ -63,6 +63,36 @@ tep_ctl_send(uint16_t port, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 }
 
+void
+tep_ctl_send_tunnel(uint32_t tunnel, struct rte_mbuf *m)
+{
+	tep_priv(m)->tunnel = tunnel;
+	tep_ctl_send(TEP_NO_PORT, m);
+}
+
+/*
+ * Send a frame made here (f: its Ethernet header, written for port) out
+ * of port, or, when tunnel is set, into that tunnel toward a sender
+ * behind it: then our source MAC is the tunnel's overlay MAC.
+ */
+static void
+ctl_emit(uint8_t *f, struct rte_mbuf *m, uint16_t port, uint32_t tunnel)
+{
+	const struct tep_tunnel *t;
+
+	if (tunnel == TEP_NO_TUNNEL) {
+		tep_ctl_send(port, m);
+		return;
+	}
+	t = tep.tunnel[tunnel];
+	if (t == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(f + 6, t->inner_smac.addr_bytes, 6);
+	tep_ctl_send_tunnel(tunnel, m);
+}
+
 static void
 mk_key(struct tep_neigh_key *k, uint16_t port, int family, const uint8_t *ip)
 {
@@ -232,6 +262,26 @@ src_addr_for(uint16_t port, int family, const uint8_t *dst)
 	return first;
 }
 
+/* An address of VRF vrf to answer from, the source of ICMP errors to
+ * senders behind a tunnel: the first of the family on the VRF's ports. */
+static const uint8_t *
+vrf_src_addr(uint16_t vrf, int family, const uint8_t *dst)
+{
+	const uint8_t *a, *first = NULL;
+	uint16_t i;
+
+	for (i = 0; i < tep.nb_ports; i++) {
+		const struct tep_port *p = &tep.port[i];
+
+		if (!p->present || p->vrf_host || p->vrf != vrf)
+			continue;
+		a = src_addr_for(i, family, dst);
+		if (a != NULL && first == NULL)
+			first = a;
+	}
+	return first;
+}
+
 /* ---- building frames ---------------------------------------------------- */
 
 static uint8_t *
@@ -284,9 +334,9 @@ send_arp(uint16_t port, uint16_t op, const uint8_t *tha, const uint8_t *tpa,
 
 /* IPv6 + ICMPv6 frame; body (after the 4-byte ICMPv6 header) given. */
 static void
-send_icmp6(uint16_t port, const uint8_t *eth_dst, const uint8_t *src,
-	   const uint8_t *dst, uint8_t type, uint8_t code, const uint8_t *body,
-	   uint16_t body_len, uint8_t hlim)
+send_icmp6(uint16_t port, uint32_t tunnel, const uint8_t *eth_dst,
+	   const uint8_t *src, const uint8_t *dst, uint8_t type, uint8_t code,
+	   const uint8_t *body, uint16_t body_len, uint8_t hlim)
 {
 	uint16_t l4 = (uint16_t)(4 + body_len);
 	struct rte_mbuf *m;
@@ -313,7 +363,7 @@ send_icmp6(uint16_t port, const uint8_t *eth_dst, const uint8_t *src,
 	memcpy(ic + 4, body, body_len);
 	s = tep_ipv6_phdr_sum(src, dst, 58, l4);
 	tep_wr_csum(ic + 2, tep_csum_finish(tep_csum_partial(ic, l4, s)));
-	tep_ctl_send(port, m);
+	ctl_emit(f, m, port, tunnel);
 }
 
 static void
@@ -335,7 +385,8 @@ send_ns(uint16_t port, const uint8_t *target)
 	body[20] = 1;			/* source link-layer address option */
 	body[21] = 1;
 	memcpy(body + 22, tep.port[port].mac.addr_bytes, 6);
-	send_icmp6(port, mac, src, dst, 135, 0, body, sizeof(body), 255);
+	send_icmp6(port, TEP_NO_TUNNEL, mac, src, dst, 135, 0, body,
+		   sizeof(body), 255);
 }
 
 static void
@@ -419,7 +470,7 @@ on_nd(struct rte_mbuf *m)
 		body[20] = 2;
 		body[21] = 1;
 		memcpy(body + 22, tep.port[port].mac.addr_bytes, 6);
-		send_icmp6(port, eth_dst, ic + 8, dst, 136, 0, body,
+		send_icmp6(port, TEP_NO_TUNNEL, eth_dst, ic + 8, dst, 136, 0, body,
 			   sizeof(body), 255);
 	} else if (ic[0] == 136 && lladdr != NULL) {
 		if (neigh_lookup(port, 6, ic + 8) != NULL)
@@ -493,10 +544,17 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 	const uint8_t *ip = eth + 14;
 	struct tep_mbuf_priv *pv = tep_priv(orig);
 	uint16_t port = orig->port;
+	uint32_t tun = pv->from_tunnel;
 	const uint8_t *src;
 
-	if (tep.port[port].role != TEP_ROLE_ACCESS)
+	/* A sender on an access port, or behind the tunnel the packet came
+	 * out of (the error goes back into that tunnel). */
+	if (tun != TEP_NO_TUNNEL) {
+		if (tun >= TEP_TUNNELS_MAX || tep.tunnel[tun] == NULL)
+			return;
+	} else if (tep.port[port].role != TEP_ROLE_ACCESS) {
 		return;
+	}
 	if (pv->family == 4) {
 		uint32_t ihl = (ip[0] & 0xfu) * 4;
 		uint16_t quote = (uint16_t)RTE_MIN(ihl + 8,
@@ -504,7 +562,8 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 		struct rte_mbuf *m;
 		uint8_t *f, *o, *ic;
 
-		src = src_addr_for(port, 4, ip + 12);
+		src = tun != TEP_NO_TUNNEL ? vrf_src_addr(pv->vrf, 4, ip + 12) :
+		      src_addr_for(port, 4, ip + 12);
 		if (src == NULL)
 			return;
 		f = new_frame(&m, (uint16_t)(14 + 20 + 8 + quote));
@@ -532,18 +591,19 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 		memcpy(ic + 8, ip, quote);
 		tep_wr_csum(ic + 2, tep_csum_finish(
 			tep_csum_partial(ic, 8u + quote, 0)));
-		tep_ctl_send(port, m);
+		ctl_emit(f, m, port, tun);
 	} else {
 		uint8_t body[4 + 1232];
 		uint16_t quote = (uint16_t)RTE_MIN(orig->data_len - 14u,
 						   sizeof(body) - 4);
 
-		src = src_addr_for(port, 6, ip + 8);
+		src = tun != TEP_NO_TUNNEL ? vrf_src_addr(pv->vrf, 6, ip + 8) :
+		      src_addr_for(port, 6, ip + 8);
 		if (src == NULL)
 			return;
 		tep_wr32(body, too_big ? pv->mtu : 0);
 		memcpy(body + 4, ip, quote);
-		send_icmp6(port, eth + 6, src, ip + 8, too_big ? 2 : 3, 0,
+		send_icmp6(port, tun, eth + 6, src, ip + 8, too_big ? 2 : 3, 0,
 			   body, (uint16_t)(4 + quote), 64);
 	}
 }

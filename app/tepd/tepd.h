@@ -61,7 +61,11 @@ struct tep_mbuf_priv {
 	uint8_t pad;
 	uint16_t mtu;		/* TOO_BIG: the MTU to report */
 	uint8_t nh_ip[16];	/* RESOLVE: the address to resolve */
-	uint32_t tunnel;	/* RESOLVE: tunnel, or TEP_NO_TUNNEL */
+	uint32_t tunnel;	/* RESOLVE: tunnel, or TEP_NO_TUNNEL; a frame
+				 * on ctl_tx with tx_port TEP_NO_PORT: the
+				 * tunnel to send it into */
+	uint32_t from_tunnel;	/* the tunnel the packet came out of, or
+				 * TEP_NO_TUNNEL (ICMP errors go back there) */
 };
 
 static inline struct tep_mbuf_priv *
@@ -253,8 +257,11 @@ int tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino);
  * there are; the first max go to pids. */
 int tep_vrfhost_pids(uint16_t vrf, int *pids, int max);
 
-/* Control thread: send a frame out of a port (via worker 0's TX). */
+/* Control thread: send a frame out of a port (via worker 0's TX), or into
+ * a tunnel (an Ethernet frame; IP-carrying tunnels take what follows its
+ * 14 bytes). */
 void tep_ctl_send(uint16_t port, struct rte_mbuf *m);
+void tep_ctl_send_tunnel(uint32_t tunnel, struct rte_mbuf *m);
 
 static inline void
 tep_underlay_changed(void)

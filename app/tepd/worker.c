@@ -48,6 +48,8 @@ struct tun_egress {
 struct worker {
 	unsigned int idx;		/* queue index and RCU thread id */
 	uint16_t vrf;			/* VRF of the packets being handled */
+	uint32_t src_tunnel;		/* the tunnel the packet came out of,
+					 * or TEP_NO_TUNNEL (for ICMP errors) */
 	struct tep_lcore_cnt *cnt;
 	uint16_t ip_id;
 	struct txbuf tx[TEP_PORTS_MAX];
@@ -76,6 +78,7 @@ punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why, int family)
 	pv->punt = (uint8_t)why;
 	pv->vrf = w->vrf;
 	pv->family = (uint8_t)family;
+	pv->from_tunnel = w->src_tunnel;
 	if (rte_ring_mp_enqueue(tep.punt, m) != 0)
 		drop(w, m, TEP_R_PUNT_FULL);
 }
@@ -346,7 +349,7 @@ tunnel_proxy(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
  * tunnel's VRF (returns 1). 0: not a tunnel packet (punt it); -1: dropped.
  */
 static int
-decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf)
+decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = m->data_len;
@@ -472,6 +475,7 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf)
 	w->cnt->tun[t->id].decap++;
 	w->cnt->tun[t->id].decap_bytes += m->pkt_len;
 	*vrf = t->vrf;
+	*tun = t->id;
 	return 1;
 }
 
@@ -981,7 +985,7 @@ host_deliver(struct worker *w, struct rte_mbuf *m, int family)
 static void
 dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 	 bool decapsulated, struct rte_mbuf **again, uint16_t *again_vrf,
-	 uint16_t *nagain)
+	 uint32_t *again_tun, uint16_t *nagain)
 {
 	const struct tep_nh *nh = &tep.rib.nh[idx];
 	int ret;
@@ -1010,7 +1014,8 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 	case TEP_NHT_LOCAL:
 		if (!decapsulated &&
 		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
-			ret = decap(w, m, &again_vrf[*nagain]);
+			ret = decap(w, m, &again_vrf[*nagain],
+				    &again_tun[*nagain]);
 			if (ret > 0) {
 				again[(*nagain)++] = m;
 				return;
@@ -1035,9 +1040,11 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
  */
 static void
 route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
-      const uint8_t *fams, uint16_t n, bool decapsulated)
+      const uint8_t *fams, const uint32_t *tuns, uint16_t n,
+      bool decapsulated)
 {
 	struct rte_mbuf *grp[TEP_BURST], *again[TEP_BURST];
+	uint32_t grp_tun[TEP_BURST], again_tun[TEP_BURST];
 	uint16_t again_vrf[TEP_BURST], ng, nagain = 0, left = n, i;
 	uint8_t again_fam[TEP_BURST];
 	uint32_t keys4[TEP_BURST];
@@ -1069,6 +1076,7 @@ route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 				keys4[ng] = tep_rd32(ip + 16);
 			else
 				memcpy(keys6[ng], ip + 24, 16);
+			grp_tun[ng] = tuns != NULL ? tuns[i] : TEP_NO_TUNNEL;
 			grp[ng++] = pkts[i];
 			done[i] = true;
 		}
@@ -1092,9 +1100,12 @@ route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 			w->cnt->stage_pkts[TEP_ST_LOOKUP] += ng;
 			t0 = t1;
 		}
-		for (i = 0; i < ng; i++)
+		for (i = 0; i < ng; i++) {
+			w->src_tunnel = grp_tun[i];
 			dispatch(w, grp[i], nhs[i], family, decapsulated,
-				 again, again_vrf, &nagain);
+				 again, again_vrf, again_tun, &nagain);
+		}
+		w->src_tunnel = TEP_NO_TUNNEL;
 		if (tep.stats_cycles) {
 			uint64_t t1 = rte_rdtsc();
 
@@ -1116,12 +1127,14 @@ route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 			fam = classify(w, again[i]);
 			if (fam != 0) {
 				again_vrf[k] = again_vrf[i];
+				again_tun[k] = again_tun[i];
 				again_fam[k] = (uint8_t)fam;
 				again[k++] = again[i];
 			}
 		}
 		if (k > 0)
-			route(w, again, again_vrf, again_fam, k, true);
+			route(w, again, again_vrf, again_fam, again_tun, k,
+			      true);
 	}
 }
 
@@ -1173,7 +1186,24 @@ rx_port(struct worker *w, uint16_t port)
 		w->cnt->stage_pkts[TEP_ST_CLASSIFY] += n;
 	}
 	if (k > 0)
-		route(w, pkts, vrfs, fams, k, false);
+		route(w, pkts, vrfs, fams, NULL, k, false);
+}
+
+/* A frame the control thread made for a sender behind a tunnel (an ICMP
+ * error): into the tunnel, as an Ethernet frame or as the IP packet. */
+static void
+ctl_into_tunnel(struct worker *w, struct rte_mbuf *m, uint32_t id)
+{
+	const struct tep_tunnel *t = id < TEP_TUNNELS_MAX ?
+		__atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE) : NULL;
+
+	if (t == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!t->tmpl.inner_eth)
+		rte_pktmbuf_adj(m, 14);
+	tunnel_answer(w, m, t, m->pkt_len);
 }
 
 /* Frames the control thread built (ARP, ND, ICMP, released held packets):
@@ -1185,8 +1215,14 @@ ctl_tx_drain(struct worker *w)
 	unsigned int n, i;
 
 	n = rte_ring_sc_dequeue_burst(tep.ctl_tx, (void **)m, TEP_BURST, NULL);
-	for (i = 0; i < n; i++)
-		tx_enqueue(w, tep_priv(m[i])->tx_port, m[i]);
+	for (i = 0; i < n; i++) {
+		const struct tep_mbuf_priv *pv = tep_priv(m[i]);
+
+		if (pv->tx_port == TEP_NO_PORT)
+			ctl_into_tunnel(w, m[i], pv->tunnel);
+		else
+			tx_enqueue(w, pv->tx_port, m[i]);
+	}
 }
 
 int
@@ -1203,6 +1239,7 @@ tep_worker_main(void *arg)
 	w->idx = idx;
 	w->cnt = tep.cnt[rte_lcore_id()];
 	w->ip_id = (uint16_t)(rte_rdtsc() ^ (idx << 12));
+	w->src_tunnel = TEP_NO_TUNNEL;
 	rte_rcu_qsbr_thread_register(tep.rcu, idx);
 	rte_rcu_qsbr_thread_online(tep.rcu, idx);
 

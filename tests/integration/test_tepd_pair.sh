@@ -166,6 +166,15 @@ where_are_they() {
 	done
 }
 
+# 1b. TTL 2 from tenB: B decrements it on the way in, it expires at A,
+# and A's "time exceeded" goes back through the tunnel to tenB.
+ip netns exec "$TENB" ping -c 1 -t 2 -W 2 192.0.2.10 >"$WORK/ttl" 2>&1 || true
+if grep -q "From 192.0.2.1 .*Time to live exceeded" "$WORK/ttl"; then
+	ok "ICMP time exceeded from A back through the $TYPE tunnel"
+else
+	fail "no ICMP error back through the tunnel: $(tr '\n' ' ' <"$WORK/ttl")"
+fi
+
 # 2. TCP both ways, 1 MB each, sha256 compared.
 TCP_BYTES=1000000
 tcp() {	# tcp SERVER_NS CLIENT_NS ADDR

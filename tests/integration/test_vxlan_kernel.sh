@@ -102,6 +102,17 @@ if [ "$PMD" = tap ]; then
 	fi
 fi
 
+# 3c. A sender behind the tunnel gets tepd's ICMP errors back through it:
+# TTL 1 expires at tepd, "time exceeded" from tepd's address in the VRF.
+ip netns exec "$PEER" ping -c 1 -t 1 -W 2 192.0.2.10 >"$WORK/ttl4" 2>&1 || true
+ip netns exec "$PEER" ping -6 -c 1 -t 1 -W 2 2001:db8:10::10 >"$WORK/ttl6" 2>&1 || true
+if grep -q "From 192.0.2.1 .*Time to live exceeded" "$WORK/ttl4" &&
+   grep -q "From 2001:db8:10::1 .*Time exceeded" "$WORK/ttl6"; then
+	ok "ICMP time exceeded back through the tunnel: $(grep -h From "$WORK/ttl4" "$WORK/ttl6" | tr '\n' ';')"
+else
+	fail "no ICMP error back through the tunnel: $(cat "$WORK/ttl4" "$WORK/ttl6" | tr '\n' ' ')"
+fi
+
 # 4. The kernel found no bad checksum in what tepd sent.
 after=$(udp_csum_errors "$PEER" | awk '{ s += $1 } END { print s + 0 }')
 if [ "$after" = "$before" ]; then
