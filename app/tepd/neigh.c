@@ -537,6 +537,32 @@ on_local(struct rte_mbuf *m)
  * MAC it came from. Only for packets that came in on an access port:
  * errors for tunnelled senders would need encapsulating (not done yet).
  */
+
+/*
+ * ICMP errors are rate limited as Linux does by default (icmp_msgs_per_sec
+ * 1000, icmp_msgs_burst 50): a flood of expiring or oversized packets
+ * cannot turn the control thread into a packet generator.
+ */
+#define ICMP_PER_SEC	1000
+#define ICMP_BURST	50
+
+static bool
+icmp_allowed(void)
+{
+	static uint64_t last;
+	static double tokens = ICMP_BURST;
+	uint64_t now = rte_rdtsc();
+
+	tokens += (double)(now - last) * ICMP_PER_SEC / (double)rte_get_tsc_hz();
+	if (tokens > ICMP_BURST)
+		tokens = ICMP_BURST;
+	last = now;
+	if (tokens < 1.0)
+		return false;
+	tokens -= 1.0;
+	return true;
+}
+
 static void
 icmp_error(struct rte_mbuf *orig, bool too_big)
 {
@@ -555,6 +581,8 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 	} else if (tep.port[port].role != TEP_ROLE_ACCESS) {
 		return;
 	}
+	if (!icmp_allowed())
+		return;
 	if (pv->family == 4) {
 		uint32_t ihl = (ip[0] & 0xfu) * 4;
 		uint16_t quote = (uint16_t)RTE_MIN(ihl + 8,
