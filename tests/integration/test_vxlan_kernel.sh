@@ -113,6 +113,39 @@ else
 	fail "no ICMP error back through the tunnel: $(cat "$WORK/ttl4" "$WORK/ttl6" | tr '\n' ' ')"
 fi
 
+# 3d. ICMP errors are rate limited (1000/s, burst 50): a tenant blasting
+# 2000 TTL-1 datagrams gets far fewer "time exceeded" back, but some.
+ip netns exec "$TEN" $PY - >"$WORK/icmprl" <<'PYRL'
+import socket, time
+r = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, 1)
+t0 = time.time()
+for i in range(2000):
+    try:
+        s.sendto(b"x" * 16, ("198.18.0.2", 9))
+    except OSError:
+        pass
+t1 = time.time()
+r.settimeout(0.5)
+n = 0
+try:
+    while True:
+        b = r.recv(2048)
+        if b[(b[0] & 15) * 4] == 11:
+            n += 1
+except socket.timeout:
+    pass
+print(n, round(t1 - t0, 3))
+PYRL
+read -r nicmp secs <"$WORK/icmprl"
+maxok=$(awk -v s="$secs" 'BEGIN { printf "%d", 50 + 1000 * (s + 0.6) }')
+if [ "$nicmp" -ge 20 ] && [ "$nicmp" -le "$maxok" ] && [ "$nicmp" -lt 1000 ]; then
+	ok "ICMP rate limit: 2000 TTL-1 datagrams in $secs s, $nicmp time-exceeded back (at most $maxok allowed)"
+else
+	fail "ICMP rate limit: $nicmp errors for 2000 expiring datagrams sent in $secs s (want 20..$maxok, < 1000)"
+fi
+
 # 4. The kernel found no bad checksum in what tepd sent.
 after=$(udp_csum_errors "$PEER" | awk '{ s += $1 } END { print s + 0 }')
 if [ "$after" = "$before" ]; then
