@@ -32,7 +32,8 @@ explain "namespaces: $DP (tepd), $TR, $TB, $SR, $SB, $WIRE (a bridge)"
 
 step "2. Starting tepd on three DPDK net_af_packet ports"
 : >"$WORK/empty.conf"
-tepd_start "$DP" "$WORK/tepd.sock" "$WORK/empty.conf" \
+# -N: every VRF also gets a host side, for tepctl vrf exec (step 5)
+TEPD_ARGS=-N tepd_start "$DP" "$WORK/tepd.sock" "$WORK/empty.conf" \
 	--vdev=net_af_packet0,iface=acc-red \
 	--vdev=net_af_packet1,iface=acc-blue \
 	--vdev=net_af_packet2,iface=uplink
@@ -111,17 +112,27 @@ else
 	explain "   MISMATCH: sent '$(cat "$WORK/cli")' got '$(cat "$WORK/srv")'"
 fi
 
+explain "a host command run inside VRF red (tepctl vrf exec red -- ping):" \
+	"its sockets live in red, so it reaches red's site from red's address"
+if "$TEPCTL" -s "$WORK/tepd.sock" vrf exec red -- \
+	ping -c 2 -i 0.2 -W 2 198.18.0.2 >"$WORK/vexec" 2>&1; then
+	sed -n 's/^/      /; 2p; $p' "$WORK/vexec"
+	passed=$((passed + 1))
+else
+	explain "   FAILED: $(tail -n 1 "$WORK/vexec")"
+fi
+
 step "6. What tepd counted"
 $CTL stats | sed 's/^/   /'
 step "7. Checksum offloads per port"
 $CTL offload show | sed 's/^/   /'
 
 step "Result"
-if [ "$passed" -eq 4 ]; then
+if [ "$passed" -eq 5 ]; then
 	explain "Traffic crossed the overlay both ways, in both VRFs: PASS." \
 		"The outer UDP checksums were computed by LCO (outer_csum_lco" \
 		"above) and the kernel VTEPs accepted them."
 	exit 0
 fi
-explain "Only $passed of 4 checks passed: FAIL"
+explain "Only $passed of 5 checks passed: FAIL"
 exit 1
