@@ -23,6 +23,9 @@
 
 #define RX_DESC	1024
 #define TX_DESC	1024
+/* A VRF's host port carries control-plane traffic (vrfhost.c): small
+ * rings, so that each VRF holds 128 mbufs of the pool, not 1024. */
+#define HOST_DESC	128
 
 int
 tep_port_find(const char *name)
@@ -86,7 +89,8 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 		return -1;
 	}
 	for (q = 0; q < p->nb_rxq; q++) {
-		ret = rte_eth_rx_queue_setup(p->id, q, RX_DESC,
+		ret = rte_eth_rx_queue_setup(p->id, q,
+					     p->vrf_host ? HOST_DESC : RX_DESC,
 					     rte_eth_dev_socket_id(p->id),
 					     NULL, tep.pool);
 		if (ret != 0) {
@@ -99,7 +103,8 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 		struct rte_eth_txconf txc = info.default_txconf;
 
 		txc.offloads = conf.txmode.offloads;
-		ret = rte_eth_tx_queue_setup(p->id, q, TX_DESC,
+		ret = rte_eth_tx_queue_setup(p->id, q,
+					     p->vrf_host ? HOST_DESC : TX_DESC,
 					     rte_eth_dev_socket_id(p->id),
 					     &txc);
 		if (ret != 0) {
