@@ -278,6 +278,15 @@ print(d)' "$1"
 }
 
 finish() {
+	local f
+	# A sanitizer build of tepd reports into its log and may go on.
+	for f in "$WORK"/tepd-*.log; do
+		[ -f "$f" ] || continue
+		if grep -q "ERROR: AddressSanitizer\|runtime error:" "$f"; then
+			fail "sanitizer report in $(basename "$f")"
+			grep -A12 "ERROR: AddressSanitizer\|runtime error:" "$f" | head -30
+		fi
+	done
 	if [ "$FAILS" -eq 0 ]; then
 		echo "PASS"
 		exit 0
