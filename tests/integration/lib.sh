@@ -218,7 +218,49 @@ vxlan_site_setup() {
 
 }
 
-# Two remote sites for VRFs red and blue (test_vrf_isolation, test_vrf_exec):
+# VRFs red and blue with the same addresses, each with a VXLAN tunnel to
+# its own remote site (test_vrf_isolation, test_vrf_exec):
+#   tenR --- [acc0 vrf red ]              +-- peerR: vx0 vni 100, 198.18.0.2
+#                            tepd [und] --br0
+#   tenB --- [acc1 vrf blue]              +-- peerB: vx0 vni 200, 198.18.0.2
+# Sets DP TR TB WIRE PR PB; tepd is started with $TEPD_ARGS.
+vrf_pair_setup() {
+	DP=$(ns_add dp)
+	TR=$(ns_add tenr)
+	TB=$(ns_add tenb)
+	WIRE=$(ns_add wire)
+	PR=$(ns_add peerr)
+	PB=$(ns_add peerb)
+	veth "$TR" ten0 "$DP" dpacc0
+	veth "$TB" ten0 "$DP" dpacc1
+	wire_bridge "$WIRE" 1600 "$DP" dpund "$PR" up0 "$PB" up0
+	cat >"$WORK/tepd.conf" <<-'CONF'
+	vrf add red table 100
+	vrf add blue table 200
+	port set net_af_packet0 role access
+	port bind net_af_packet0 vrf red
+	addr add 192.0.2.1/24 dev net_af_packet0
+	addr add 2001:db8:1::1/64 dev net_af_packet0
+	port set net_af_packet1 role access
+	port bind net_af_packet1 vrf blue
+	addr add 192.0.2.1/24 dev net_af_packet1
+	port set net_af_packet2 role underlay
+	port set net_af_packet2 mtu 1600
+	addr add 198.51.100.1/24 dev net_af_packet2
+	tunnel add vxr type vxlan local 198.51.100.1 remote 198.51.100.2 vni 100 vrf red inner-dmac 02:00:00:00:01:00
+	tunnel add vxb type vxlan local 198.51.100.1 remote 198.51.100.3 vni 200 vrf blue inner-dmac 02:00:00:00:02:00
+	route add 198.18.0.0/24 vrf red tunnel vxr
+	route add 2001:db8:18::/64 vrf red tunnel vxr
+	route add 198.18.0.0/24 vrf blue tunnel vxb
+	CONF
+	tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
+		--vdev=net_af_packet0,iface=dpacc0 \
+		--vdev=net_af_packet1,iface=dpacc1 \
+		--vdev=net_af_packet2,iface=dpund
+	vrf_sites_setup "$PR" "$PB"
+}
+
+# Two remote sites for VRFs red and blue (vrf_pair_setup):
 # the same overlay addresses (198.18.0.2/24, 2001:db8:18::2/64) behind the
 # Linux kernel's VXLAN, VNI 100 at 198.51.100.2 in namespace $1 and VNI 200
 # at 198.51.100.3 in $2, each with up0 on the underlay, routing the tenant

@@ -18,43 +18,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-DP=$(ns_add dp)
-TR=$(ns_add tenr)
-TB=$(ns_add tenb)
-WIRE=$(ns_add wire)
-PR=$(ns_add peerr)
-PB=$(ns_add peerb)
-
-veth "$TR" ten0 "$DP" dpacc0
-veth "$TB" ten0 "$DP" dpacc1
-wire_bridge "$WIRE" 1600 "$DP" dpund "$PR" up0 "$PB" up0
-
-cat >"$WORK/tepd.conf" <<'CONF'
-vrf add red table 100
-vrf add blue table 200
-port set net_af_packet0 role access
-port bind net_af_packet0 vrf red
-addr add 192.0.2.1/24 dev net_af_packet0
-addr add 2001:db8:1::1/64 dev net_af_packet0
-port set net_af_packet1 role access
-port bind net_af_packet1 vrf blue
-addr add 192.0.2.1/24 dev net_af_packet1
-port set net_af_packet2 role underlay
-port set net_af_packet2 mtu 1600
-addr add 198.51.100.1/24 dev net_af_packet2
-tunnel add vxr type vxlan local 198.51.100.1 remote 198.51.100.2 vni 100 vrf red inner-dmac 02:00:00:00:01:00
-tunnel add vxb type vxlan local 198.51.100.1 remote 198.51.100.3 vni 200 vrf blue inner-dmac 02:00:00:00:02:00
-route add 198.18.0.0/24 vrf red tunnel vxr
-route add 2001:db8:18::/64 vrf red tunnel vxr
-route add 198.18.0.0/24 vrf blue tunnel vxb
-CONF
-TEPD_ARGS=-N tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
-	--vdev=net_af_packet0,iface=dpacc0 --vdev=net_af_packet1,iface=dpacc1 \
-	--vdev=net_af_packet2,iface=dpund
+TEPD_ARGS=-N vrf_pair_setup
 ctl() { "$TEPCTL" -s "$WORK/tepd.sock" "$@"; }
 vexec() { local v=$1; shift; "$TEPCTL" -s "$WORK/tepd.sock" vrf exec "$v" -- "$@"; }
-
-vrf_sites_setup "$PR" "$PB"
 
 # ---- the kernel side of each VRF ------------------------------------------
 NSR=$(ctl -j vrf list | $PY -c 'import json,sys
