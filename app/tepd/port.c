@@ -151,12 +151,21 @@ port_enter_netns(const struct tep_port *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* Back to the namespace tepd started in: the control thread cannot go on
+ * anywhere else (its sockets and the next port would land there). */
+void
+tep_netns_home(void)
+{
+	if (setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
+		rte_panic("setns back to tepd's namespace: %s\n",
+			  strerror(errno));
+}
+
 static void
 port_leave_netns(const struct tep_port *p)
 {
-	if (p->vrf_host && setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
-		rte_panic("setns back to tepd's namespace: %s\n",
-			  strerror(errno));
+	if (p->vrf_host)
+		tep_netns_home();
 }
 
 static int
@@ -214,9 +223,7 @@ tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
 	ret = rte_dev_probe(devargs);
 	if (ret == 0 && rte_eth_dev_get_port_by_name(name, &id) != 0)
 		ret = -ENODEV;
-	if (setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
-		rte_panic("setns back to tepd's namespace: %s\n",
-			  strerror(errno));
+	tep_netns_home();
 	if (ret != 0) {
 		snprintf(err, errlen, "%s: probe: %s", devargs,
 			 strerror(-ret));
@@ -269,9 +276,8 @@ tep_port_detach_host(uint16_t id)
 		rte_eth_dev_close(id);
 		rte_dev_remove(info.device);
 	}
-	if (netns_fd >= 0 && setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
-		rte_panic("setns back to tepd's namespace: %s\n",
-			  strerror(errno));
+	if (netns_fd >= 0)
+		tep_netns_home();
 	if (p != NULL)
 		p->present = false;
 }

@@ -239,6 +239,7 @@ int tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
 			 uint16_t vrf, uint16_t mtu, uint16_t *pid, char *err,
 			 size_t errlen);
 void tep_port_detach_host(uint16_t id);
+void tep_netns_home(void);
 
 /* vrfhost.c: a kernel-facing port per VRF, in a namespace of its own, so
  * that host tasks can live in the VRF (tepctl vrf exec). Control thread. */

@@ -67,14 +67,6 @@ static struct vrfhost hosts[TEP_VRF_MAX];
 static bool enabled;
 static char prefix[64];
 
-static void
-back_home(void)
-{
-	if (setns(tep.host_netns_fd, CLONE_NEWNET) != 0)
-		rte_panic("setns back to tepd's namespace: %s\n",
-			  strerror(errno));
-}
-
 /* ---- rtnetlink, just enough for addresses and routes --------------------- */
 
 struct nlreq {
@@ -287,7 +279,7 @@ netns_create(struct vrfhost *h, char *err, size_t errlen)
 			snprintf(err, errlen, "loopback up: %s",
 				 strerror(-ret));
 	}
-	back_home();
+	tep_netns_home();
 	if (ret == 0) {
 		h->netns_fd = open(h->path, O_RDONLY | O_CLOEXEC);
 		if (h->netns_fd < 0 || fstat(h->netns_fd, &st) != 0) {

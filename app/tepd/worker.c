@@ -782,6 +782,37 @@ set_tunnel_txmeta(struct rte_mbuf *m, const struct tep_tunnel *t,
 		      tun_flag[t->tmpl.type];
 }
 
+/*
+ * Put tunnel t's headers in front of m (pk describes the inner packet),
+ * addressed to the tunnel's underlay next hop e, and count it. False when
+ * m was dropped; on success m has no offload request yet.
+ */
+static bool
+tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
+	    const struct tun_egress *e, const struct tep_encap_pkt *pk)
+{
+	uint8_t *outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
+	int ret;
+
+	if (outer == NULL) {
+		w->cnt->tun[t->id].drop[TEP_R_NO_HEADROOM]++;
+		drop(w, m, TEP_R_NO_HEADROOM);
+		return false;
+	}
+	ret = tep_encap_write(&t->tmpl, outer, pk);
+	if (ret < 0) {
+		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
+		drop(w, m, TEP_R_ENCAP_FAILED);
+		return false;
+	}
+	set_macs(outer, e->dmac, &tep.port[e->port].mac);
+	m->ol_flags = 0;
+	w->cnt->tun[t->id].encap++;
+	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
+	w->cnt->tun[t->id].ocsum[ret]++;
+	return true;
+}
+
 static void
 encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
       int family)
@@ -792,10 +823,9 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	const struct tep_port *op;
 	struct tep_encap_pkt pk;
 	struct tep_flow f;
-	uint8_t *eth, *inner, *outer;
+	uint8_t *eth, *inner;
 	uint32_t inner_len;
 	bool pending;
-	int ret;
 
 	if (t == NULL) {
 		drop(w, m, TEP_R_NO_TUNNEL);
@@ -852,12 +882,6 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		pending = false;
 	}
 
-	outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
-	if (outer == NULL) {
-		w->cnt->tun[t->id].drop[TEP_R_NO_HEADROOM]++;
-		drop(w, m, TEP_R_NO_HEADROOM);
-		return;
-	}
 	pk.inner_len = (uint16_t)inner_len;
 	pk.sport = tep_udp_sport(f.hash, t->tmpl.sport_lo, t->tmpl.sport_hi);
 	pk.ip_id = w->ip_id++;
@@ -868,19 +892,10 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	/* classify() verified the inner IPv4 header checksum (or the NIC
 	 * did) and ttl_dec() kept it valid: LCO may leave the header out. */
 	pk.l4.ip4_hdr_ok = family == 4;
-	ret = tep_encap_write(&t->tmpl, outer, &pk);
-	if (ret < 0) {
-		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
-		drop(w, m, TEP_R_ENCAP_FAILED);
+	if (!tunnel_push(w, m, t, e, &pk))
 		return;
-	}
-	set_macs(outer, e->dmac, &op->mac);
-	m->ol_flags = 0;
 	if (pending && !t->tmpl.gue_rco)
 		set_tunnel_txmeta(m, t, &f, family);
-	w->cnt->tun[t->id].encap++;
-	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
-	w->cnt->tun[t->id].ocsum[ret]++;
 	w->cnt->vrf[w->vrf].routed++;
 	tx_enqueue(w, e->port, m);
 }
@@ -896,8 +911,6 @@ tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 {
 	const struct tun_egress *e;
 	struct tep_encap_pkt pk;
-	uint8_t *outer;
-	int ret;
 
 	if (m->pkt_len > len)
 		rte_pktmbuf_trim(m, m->pkt_len - len);
@@ -906,29 +919,13 @@ tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	e = tunnel_egress(w, t, m);
 	if (e == NULL)
 		return;
-	outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
-	if (outer == NULL) {
-		w->cnt->tun[t->id].drop[TEP_R_NO_HEADROOM]++;
-		drop(w, m, TEP_R_NO_HEADROOM);
-		return;
-	}
 	memset(&pk, 0, sizeof(pk));
 	pk.inner_len = (uint16_t)len;
 	pk.sport = t->tmpl.sport_lo;
 	pk.ip_id = w->ip_id++;
 	pk.l4.kind = TEP_L4_NONE;
-	ret = tep_encap_write(&t->tmpl, outer, &pk);
-	if (ret < 0) {
-		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
-		drop(w, m, TEP_R_ENCAP_FAILED);
-		return;
-	}
-	set_macs(outer, e->dmac, &tep.port[e->port].mac);
-	m->ol_flags = 0;
-	w->cnt->tun[t->id].encap++;
-	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
-	w->cnt->tun[t->id].ocsum[ret]++;
-	tx_enqueue(w, e->port, m);
+	if (tunnel_push(w, m, t, e, &pk))
+		tx_enqueue(w, e->port, m);
 }
 
 /* ---- lookup and dispatch ------------------------------------------------ */
