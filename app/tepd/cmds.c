@@ -286,6 +286,8 @@ cmd_port_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if ((strcmp(what, "up") == 0 || strcmp(what, "down") == 0) &&
 	    argc == 2) {
 		__atomic_store_n(&p->up, what[0] == 'u', __ATOMIC_RELEASE);
+		/* Workers cache tunnel egress ports: look again. */
+		tep_underlay_changed();
 		return 0;
 	}
 	if (strcmp(what, "offload") == 0 && argc == 4) {
@@ -1022,6 +1024,10 @@ cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		if (tep.cnt[i] != NULL)
 			memset(&tep.cnt[i]->tun[id], 0,
 			       sizeof(tep.cnt[i]->tun[id]));
+	/* Workers cache each tunnel id's egress: this id may have been a
+	 * deleted tunnel's, with another remote. Bumped before the tunnel is
+	 * published, so a worker that sees it sees the new generation. */
+	tep_underlay_changed();
 	__atomic_store_n(&tep.tunnel[id], t, __ATOMIC_RELEASE);
 	if (rte_hash_add_key_data(tep.tun_hash, &k,
 				  (void *)(uintptr_t)id) < 0) {
@@ -1070,6 +1076,7 @@ cmd_tunnel_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 			port_used = true;
 	if (t->dport != 0 && !port_used)
 		tep.udp_tun_type[t->dport] = 0xff;
+	tep_underlay_changed();
 	rte_free(t);
 	return 0;
 }

@@ -12,6 +12,7 @@
  */
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,8 +67,59 @@ tbl8_groups(uint32_t want)
 	return want < 4096 ? 4096 : want > 32767 ? 32767 : want;
 }
 
+#define POOL_CACHE	256
+
+/*
+ * The mbuf pool, sized from what can hold mbufs at once, so that full
+ * rings, held and punted packets can never starve RX: every port's RX and
+ * TX rings (one queue pair per worker), each VRF's host port (-N), the
+ * punt and control rings, packets held for ARP/ND, each worker's TX
+ * buffers and segmentation output, the per-lcore caches; then a quarter
+ * more. A pool that does not fit says how much it needed.
+ */
 static int
-setup_memory(uint32_t routes, char *err, size_t errlen)
+pool_create(bool vrf_hosts, char *err, size_t errlen)
+{
+	uint32_t ports = rte_eth_dev_count_avail(), w = tep.nb_workers;
+	uint64_t rings = (uint64_t)ports * w * (TEP_RX_DESC + TEP_TX_DESC);
+	uint64_t hosts = vrf_hosts ? (uint64_t)TEP_VRF_MAX * w * 2 *
+				     TEP_HOST_DESC : 0;
+	uint64_t inflight = (uint64_t)w * (TEP_PORTS_MAX * TEP_BURST * 2 +
+					   TEP_GSO_SEGS_MAX + TEP_BURST * 2);
+	uint64_t n = rings + hosts + inflight + TEP_PUNT_RING +
+		     TEP_CTL_TX_RING + TEP_HOLD_MAX +
+		     (uint64_t)rte_lcore_count() * POOL_CACHE * 3 / 2;
+	uint32_t elt = RTE_MBUF_DEFAULT_BUF_SIZE + sizeof(struct rte_mbuf) +
+		       RTE_ALIGN(sizeof(struct tep_mbuf_priv),
+				 RTE_MBUF_PRIV_ALIGN);
+
+	n += n / 4;
+	n = rte_align64pow2(n) - 1;	/* a ring's size, less one */
+	if (n > UINT32_MAX / 2) {
+		snprintf(err, errlen, "mbuf pool: %" PRIu64 " mbufs needed: "
+			 "too many ports or workers", n);
+		return -1;
+	}
+	tep.pool = rte_pktmbuf_pool_create("tep_mbufs", (uint32_t)n,
+		POOL_CACHE,
+		RTE_ALIGN(sizeof(struct tep_mbuf_priv), RTE_MBUF_PRIV_ALIGN),
+		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (tep.pool == NULL) {
+		snprintf(err, errlen, "mbuf pool: %" PRIu64 " mbufs of %u "
+			 "bytes (%" PRIu64 " MiB) for %u port(s) x %u "
+			 "worker(s) x %u+%u descriptors%s, rings, held "
+			 "packets and caches: %s (give the EAL more memory: "
+			 "-m or --socket-mem)", n, elt, n * elt >> 20, ports,
+			 w, TEP_RX_DESC, TEP_TX_DESC,
+			 vrf_hosts ? ", VRF host ports" : "",
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+setup_memory(uint32_t routes, bool vrf_hosts, char *err, size_t errlen)
 {
 	struct tep_rib_conf rc = {
 		.max_routes4 = routes,
@@ -88,16 +140,15 @@ setup_memory(uint32_t routes, char *err, size_t errlen)
 		snprintf(err, errlen, "rcu: out of memory");
 		return -1;
 	}
-	tep.pool = rte_pktmbuf_pool_create("tep_mbufs", 16383, 256,
-		RTE_ALIGN(sizeof(struct tep_mbuf_priv), RTE_MBUF_PRIV_ALIGN),
-		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	tep.punt = rte_ring_create("tep_punt", 4096, (int)rte_socket_id(),
-				   RING_F_SC_DEQ);
-	tep.ctl_tx = rte_ring_create("tep_ctl_tx", 1024, (int)rte_socket_id(),
+	if (pool_create(vrf_hosts, err, errlen) != 0)
+		return -1;
+	tep.punt = rte_ring_create("tep_punt", TEP_PUNT_RING,
+				   (int)rte_socket_id(), RING_F_SC_DEQ);
+	tep.ctl_tx = rte_ring_create("tep_ctl_tx", TEP_CTL_TX_RING,
+				     (int)rte_socket_id(),
 				     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (tep.pool == NULL || tep.punt == NULL || tep.ctl_tx == NULL) {
-		snprintf(err, errlen, "mbuf pool or rings: %s",
-			 rte_strerror(rte_errno));
+	if (tep.punt == NULL || tep.ctl_tx == NULL) {
+		snprintf(err, errlen, "rings: %s", rte_strerror(rte_errno));
 		return -1;
 	}
 	RTE_LCORE_FOREACH(lc) {
@@ -185,7 +236,7 @@ main(int argc, char **argv)
 			"the main one (e.g. -l 0-1)\n");
 		return 1;
 	}
-	if (setup_memory(routes, err, sizeof(err)) != 0 ||
+	if (setup_memory(routes, vrf_hosts, err, sizeof(err)) != 0 ||
 	    tep_vrfhost_init(vrf_hosts, err, sizeof(err)) != 0 ||
 	    tep_ports_init(err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);

@@ -29,6 +29,14 @@
 #define PROBES_MAX	3
 #define STALE_MS	(300 * 1000)
 
+/* Each VRF's share of unresolved neighbours and held packets, so that a
+ * tenant scanning its subnet cannot take the table or the pool from the
+ * others (and from the underlay). */
+static uint16_t incomplete_in[TEP_VRF_MAX];
+static uint16_t learned_in[TEP_VRF_MAX];	/* entries not static */
+static uint16_t held_in[TEP_VRF_MAX];
+static unsigned int held_total;
+
 static uint64_t
 ms_to_tsc(uint64_t ms)
 {
@@ -114,12 +122,18 @@ neigh_lookup(uint16_t port, int family, const uint8_t *ip)
 	return &tep.neigh[(uintptr_t)data];
 }
 
+/* A new, unresolved entry; learned ones (not an operator's) count against
+ * the VRF's shares. */
 static struct tep_neigh *
-neigh_create(uint16_t port, int family, const uint8_t *ip)
+neigh_create(uint16_t port, int family, const uint8_t *ip, bool learned)
 {
+	uint16_t vrf = tep.port[port].vrf;
 	struct tep_neigh *n = NULL;
 	uintptr_t i;
 
+	if (learned && (incomplete_in[vrf] >= TEP_NEIGH_INCOMPLETE_VRF ||
+			learned_in[vrf] >= TEP_NEIGH_VRF))
+		return NULL;
 	for (i = 0; i < TEP_NEIGH_MAX; i++) {
 		if (!tep.neigh[i].used) {
 			n = &tep.neigh[i];
@@ -133,6 +147,10 @@ neigh_create(uint16_t port, int family, const uint8_t *ip)
 	if (rte_hash_add_key_data(tep.neigh_hash, &n->key, (void *)i) < 0)
 		return NULL;
 	n->used = true;
+	n->vrf = vrf;
+	n->learned = learned;
+	incomplete_in[vrf]++;
+	learned_in[vrf] = (uint16_t)(learned_in[vrf] + learned);
 	return n;
 }
 
@@ -150,6 +168,8 @@ neigh_release_held(struct tep_neigh *n)
 		memcpy(eth + 6, p->mac.addr_bytes, 6);
 		tep_ctl_send(n->key.port, m);
 	}
+	held_in[n->vrf] = (uint16_t)(held_in[n->vrf] - n->nhold);
+	held_total -= n->nhold;
 	n->nhold = 0;
 }
 
@@ -161,7 +181,12 @@ neigh_free(struct tep_neigh *n)
 
 	for (i = 0; i < n->nhold; i++)
 		rte_pktmbuf_free(n->hold[i]);
+	held_in[n->vrf] = (uint16_t)(held_in[n->vrf] - n->nhold);
+	held_total -= n->nhold;
 	n->nhold = 0;
+	if (n->mac == 0)
+		incomplete_in[n->vrf]--;
+	learned_in[n->vrf] = (uint16_t)(learned_in[n->vrf] - n->learned);
 	pos = rte_hash_del_key(tep.neigh_hash, &n->key);
 	/* Lock-free readers may still hold the slot: wait them out. */
 	rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
@@ -180,14 +205,20 @@ tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 	uint64_t v = 0;
 
 	if (n == NULL)
-		n = neigh_create(port, family, ip);
+		n = neigh_create(port, family, ip, !is_static);
 	if (n == NULL)
 		return -1;
 	if (n->is_static && !is_static)
 		return 0;	/* learning never overrides an operator entry */
 	memcpy(&v, mac->addr_bytes, 6);
+	if (n->mac == 0)
+		incomplete_in[n->vrf]--;
 	__atomic_store_n(&n->mac, v, __ATOMIC_RELEASE);
 	n->is_static = is_static;
+	if (is_static && n->learned) {	/* the operator's now */
+		learned_in[n->vrf]--;
+		n->learned = 0;
+	}
 	n->updated = rte_rdtsc();
 	n->probes = 0;
 	neigh_release_held(n);
@@ -439,8 +470,10 @@ on_nd(struct rte_mbuf *m)
 	struct rte_ether_addr ll;
 	uint32_t off;
 
-	/* RFC 4861 7.1.1/7.1.2: hop limit 255, code 0, valid checksum. */
-	if (ip[7] != 255 || ic[1] != 0 || plen < 24 ||
+	/* RFC 4861 7.1.1/7.1.2: hop limit 255, code 0, valid checksum.
+	 * Everything read here is in the first segment. */
+	if (m->data_len < 14u + 40 + plen ||
+	    ip[7] != 255 || ic[1] != 0 || plen < 24 ||
 	    tep_csum_fold(tep_csum_partial(ic, plen,
 			tep_ipv6_phdr_sum(ip + 8, ip + 24, 58, plen))) != 0xffff)
 		return;
@@ -494,7 +527,8 @@ on_local(struct rte_mbuf *m)
 		uint32_t ihl = (ip[0] & 0xfu) * 4, len = tep_rd16(ip + 2);
 		uint8_t *ic = ip + ihl;
 
-		if (ip[9] != 1 || len < ihl + 8 || ic[0] != 8 ||
+		if (m->data_len < 14u + len ||
+		    ip[9] != 1 || len < ihl + 8 || ic[0] != 8 ||
 		    !tep_addr_is_ours(port, 4, ip + 16))
 			return false;
 		ic[0] = 0;
@@ -511,7 +545,8 @@ on_local(struct rte_mbuf *m)
 		uint16_t plen = tep_rd16(ip + 4);
 		uint8_t *ic = ip + 40;
 
-		if (ip[6] != 58 || plen < 8 || ic[0] != 128 ||
+		if (m->data_len < 14u + 40 + plen ||
+		    ip[6] != 58 || plen < 8 || ic[0] != 128 ||
 		    !tep_addr_is_ours(port, 6, ip + 24))
 			return false;
 		ic[0] = 129;
@@ -546,21 +581,51 @@ on_local(struct rte_mbuf *m)
 #define ICMP_PER_SEC	1000
 #define ICMP_BURST	50
 
+/* One bucket per VRF: a tenant draining its own leaves the others'. */
 static bool
-icmp_allowed(void)
+icmp_allowed(uint16_t vrf)
 {
-	static uint64_t last;
-	static double tokens = ICMP_BURST;
-	uint64_t now = rte_rdtsc();
+	static struct tep_rate rate[TEP_VRF_MAX];
+	uint64_t interval = rte_get_tsc_hz() / ICMP_PER_SEC;
 
-	tokens += (double)(now - last) * ICMP_PER_SEC / (double)rte_get_tsc_hz();
-	if (tokens > ICMP_BURST)
-		tokens = ICMP_BURST;
-	last = now;
-	if (tokens < 1.0)
-		return false;
-	tokens -= 1.0;
-	return true;
+	return tep_rate_allow(&rate[vrf], rte_rdtsc(), interval,
+			      interval * (ICMP_BURST - 1));
+}
+
+/*
+ * Packets no ICMP error may answer (RFC 1812 4.3.2.7, RFC 4443 2.4(e)):
+ * an ICMP error itself, a fragment other than the first, one sent to a
+ * link-layer broadcast or multicast, one whose source is not a single
+ * host (multicast, broadcast, unspecified).
+ */
+static bool
+icmp_error_forbidden(const struct rte_mbuf *m, int family)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = eth + 14;
+	uint32_t have = m->data_len - 14u;
+	static const uint8_t unspec[16];
+
+	if (eth[0] & 1)
+		return true;
+	if (family == 4) {
+		uint32_t ihl = (ip[0] & 0xfu) * 4u;
+
+		if (ip[12] >= 224 || tep_rd32(ip + 12) == 0 ||
+		    (tep_rd16(ip + 6) & 0x1fff) != 0)
+			return true;
+		/* ICMP errors: unreachable, source quench, redirect, time
+		 * exceeded, parameter problem. */
+		return ip[9] == 1 && have >= ihl + 1 &&
+		       (ip[ihl] == 3 || ip[ihl] == 4 || ip[ihl] == 5 ||
+			ip[ihl] == 11 || ip[ihl] == 12);
+	}
+	if (ip[8] == 0xff || memcmp(ip + 8, unspec, 16) == 0)
+		return true;
+	if (ip[6] == 58)	/* ICMPv6 types below 128 are errors */
+		return have < 41 || ip[40] < 128;
+	/* A fragment header right after the fixed one: offset not 0. */
+	return ip[6] == 44 && have >= 44 && (tep_rd16(ip + 42) & 0xfff8) != 0;
 }
 
 static void
@@ -581,7 +646,7 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 	} else if (tep.port[port].role != TEP_ROLE_ACCESS) {
 		return;
 	}
-	if (!icmp_allowed())
+	if (icmp_error_forbidden(orig, pv->family) || !icmp_allowed(pv->vrf))
 		return;
 	if (pv->family == 4) {
 		uint32_t ihl = (ip[0] & 0xfu) * 4;
@@ -645,15 +710,18 @@ on_resolve(struct rte_mbuf *m)
 					   pv->nh_ip);
 
 	if (n == NULL)
-		n = neigh_create(pv->tx_port, pv->family_nh, pv->nh_ip);
-	if (n == NULL)
+		n = neigh_create(pv->tx_port, pv->family_nh, pv->nh_ip, true);
+	if (n == NULL) {
+		pv->punt = TEP_PUNT_NONE;	/* counted as hold_limit */
 		return false;
+	}
 	if (n->mac != 0) {	/* resolved meanwhile */
 		if (pv->tunnel != TEP_NO_TUNNEL)
 			return false;
-		n->hold[0] = m;
-		n->nhold = 1;
-		neigh_release_held(n);
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), &n->mac, 6);
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *) + 6,
+		       tep.port[n->key.port].mac.addr_bytes, 6);
+		tep_ctl_send(n->key.port, m);
 		return true;
 	}
 	if (n->probes == 0 || rte_rdtsc() - n->probed >
@@ -663,18 +731,40 @@ on_resolve(struct rte_mbuf *m)
 	 * redone here, so tunnel traffic is not held. */
 	if (pv->tunnel != TEP_NO_TUNNEL || n->nhold >= TEP_NEIGH_HOLD)
 		return false;
+	if (held_in[n->vrf] >= TEP_HOLD_VRF || held_total >= TEP_HOLD_MAX) {
+		pv->punt = TEP_PUNT_NONE;	/* counted as hold_limit */
+		return false;
+	}
 	n->hold[n->nhold++] = m;
+	held_in[n->vrf]++;
+	held_total++;
 	return true;
 }
+
+static void
+punt_count(struct rte_mbuf *m, enum tep_reason r)
+{
+	struct tep_lcore_cnt *c = tep.cnt[rte_lcore_id()];
+
+	c->port[tep_cnt_port_of(m)].drop[r]++;
+	c->vrf[tep_priv(m)->vrf].drop[r]++;
+}
+
+/* Up to PUNT_DRAIN_MAX punted packets per call (the control loop wakes
+ * every millisecond at least): workers police what they punt, this keeps
+ * the ring from filling between two wake-ups. */
+#define PUNT_DRAIN_MAX	512
 
 void
 tep_punt_drain(void)
 {
 	struct rte_mbuf *pkts[TEP_BURST];
-	unsigned int n, i;
+	unsigned int n, i, done = 0;
 
+again:
 	n = rte_ring_sc_dequeue_burst(tep.punt, (void **)pkts, TEP_BURST,
 				      NULL);
+	done += n;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		bool kept = false;
@@ -704,15 +794,24 @@ tep_punt_drain(void)
 		if (!kept) {
 			/* Every punted packet that is not answered or held
 			 * is a drop: count it, on the control lcore. */
-			if (tep_priv(m)->punt == TEP_PUNT_LOCAL)
-				tep.cnt[rte_lcore_id()]->port[m->port]
-					.drop[TEP_R_LOCAL]++;
-			else if (tep_priv(m)->punt == TEP_PUNT_RESOLVE)
-				tep.cnt[rte_lcore_id()]->port[m->port]
-					.drop[TEP_R_NO_NEIGH]++;
+			switch (tep_priv(m)->punt) {
+			case TEP_PUNT_LOCAL:
+				punt_count(m, TEP_R_LOCAL);
+				break;
+			case TEP_PUNT_RESOLVE:
+				punt_count(m, TEP_R_NO_NEIGH);
+				break;
+			case TEP_PUNT_NONE:	/* over the VRF's share */
+				punt_count(m, TEP_R_HOLD_LIMIT);
+				break;
+			default:
+				break;
+			}
 			rte_pktmbuf_free(m);
 		}
 	}
+	if (n == TEP_BURST && done < PUNT_DRAIN_MAX)
+		goto again;
 }
 
 /* Re-probe unresolved neighbours; give up (and drop what they hold) after

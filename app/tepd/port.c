@@ -21,11 +21,9 @@
 
 #include "tepd.h"
 
-#define RX_DESC	1024
-#define TX_DESC	1024
-/* A VRF's host port carries control-plane traffic (vrfhost.c): small
- * rings, so that each VRF holds 128 mbufs of the pool, not 1024. */
-#define HOST_DESC	128
+#define RX_DESC	TEP_RX_DESC
+#define TX_DESC	TEP_TX_DESC
+#define HOST_DESC	TEP_HOST_DESC
 
 int
 tep_port_find(const char *name)
@@ -119,10 +117,20 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 	else if (p->mtu != 0)
 		rte_eth_dev_set_mtu(p->id, p->mtu);
 	rte_eth_macaddr_get(p->id, &p->mac);
-	/* Tunnel and tenant frames are addressed to our MAC, but ND
-	 * multicast and frames to other MACs on a shared segment must not
-	 * be filtered away by a real NIC before we see them. */
-	rte_eth_promiscuous_enable(p->id);
+	p->mac64 = 0;
+	memcpy(&p->mac64, p->mac.addr_bytes, 6);
+	/* A router takes frames for its own MAC, broadcasts and the
+	 * multicast groups it uses (IPv6 all-nodes, solicited-node), and no
+	 * others: a shared segment carries frames for other hosts. No PMD
+	 * tepd drives needs promiscuous mode for that (net_af_packet and
+	 * net_tap use the MAC of their kernel side, real NICs filter on
+	 * the port's MAC), so it is turned off. Solicited-node groups change
+	 * with every address and not every PMD takes a multicast list:
+	 * all-multicast lets them in, and the worker keeps only the groups
+	 * above (drop_not_for_us counts the rest). */
+	if (rte_eth_promiscuous_get(p->id) == 1)
+		rte_eth_promiscuous_disable(p->id);
+	rte_eth_allmulticast_enable(p->id);
 	ret = rte_eth_dev_start(p->id);
 	if (ret != 0) {
 		snprintf(err, errlen, "port %s: start: %s", p->name,

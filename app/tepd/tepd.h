@@ -34,8 +34,19 @@
 #define TEP_NAME_MAX		32
 #define TEP_NEIGH_MAX		4096
 #define TEP_NEIGH_HOLD		4	/* packets held while resolving */
+#define TEP_HOLD_MAX		1024	/* ... in all */
+#define TEP_RX_DESC		1024	/* descriptors per queue */
+#define TEP_TX_DESC		1024
+/* A VRF's host port carries control-plane traffic (vrfhost.c): small
+ * rings, so that each VRF holds 128 mbufs of the pool, not 1024. */
+#define TEP_HOST_DESC		128
+#define TEP_PUNT_RING		4096
+#define TEP_CTL_TX_RING		1024
 #define TEP_NO_TUNNEL		UINT32_MAX
 #define TEP_NO_PORT		UINT16_MAX
+/* Counter slot for frames tepd built itself (ARP, ND, ICMP errors): they
+ * arrived on no port (m->port is RTE_MBUF_PORT_INVALID). */
+#define TEP_PORT_CTL		TEP_PORTS_MAX
 
 /* ---- what a punted packet carries to the control thread ------------------ */
 
@@ -50,7 +61,41 @@ enum tep_punt {
 	TEP_PUNT_RESOLVE,	/* next hop's MAC unknown: resolve and send */
 	TEP_PUNT_TTL,		/* TTL expired: ICMP time exceeded */
 	TEP_PUNT_TOO_BIG,	/* DF packet too big after encap: ICMP */
+	TEP_PUNT_MAX
 };
+
+/*
+ * Rate limits, as a token bucket in GCRA form (one timestamp): a packet
+ * is allowed while the bucket's theoretical arrival time is no more than
+ * burst_tsc ahead of now. interval: TSC ticks per token; burst_tsc:
+ * (burst - 1) * interval.
+ */
+struct tep_rate {
+	uint64_t tat;
+};
+
+static inline bool
+tep_rate_allow(struct tep_rate *r, uint64_t now, uint64_t interval,
+	       uint64_t burst_tsc)
+{
+	uint64_t tat = r->tat > now ? r->tat : now;
+
+	if (tat - now > burst_tsc)
+		return false;
+	r->tat = tat + interval;
+	return true;
+}
+
+/* Punts allowed per second for each (reason, VRF), over all workers, and
+ * the burst; and at most one punt per source (or per address to resolve)
+ * per millisecond and worker. */
+#define TEP_PUNT_RATE		2000
+#define TEP_PUNT_BURST		200
+/* The control thread's shares per VRF: unresolved neighbours, and packets
+ * held while they resolve. */
+#define TEP_NEIGH_INCOMPLETE_VRF	256
+#define TEP_NEIGH_VRF		1024
+#define TEP_HOLD_VRF		256
 
 struct tep_mbuf_priv {
 	uint16_t vrf;		/* VRF the packet is routed in */
@@ -96,6 +141,7 @@ struct tep_port {
 	uint16_t vrf;
 	uint16_t mtu;
 	struct rte_ether_addr mac;
+	uint64_t mac64;		/* mac as 6 bytes in a zeroed uint64_t */
 	struct tep_txcaps txcaps;
 	/* control only */
 	uint64_t tx_disabled;	/* RTE_ETH_TX_OFFLOAD_* switched off */
@@ -145,7 +191,10 @@ struct tep_neigh {
 	uint64_t mac;		/* 48 bits, 0 = unresolved; atomic for workers */
 	/* control only */
 	struct tep_neigh_key key;
+	uint16_t vrf;		/* the port's at creation (a port changing
+				 * VRF flushes its neighbours) */
 	uint8_t is_static;
+	uint8_t learned;	/* counted in the VRF's share */
 	uint8_t probes;
 	uint64_t updated;	/* tsc */
 	uint64_t probed;
@@ -183,13 +232,20 @@ enum tep_stage { TEP_ST_CLASSIFY, TEP_ST_LOOKUP, TEP_ST_ENCAP, TEP_ST_TXPREP,
 		 TEP_ST_MAX };
 
 struct tep_lcore_cnt {
-	struct tep_cnt_port port[TEP_PORTS_MAX];
+	struct tep_cnt_port port[TEP_PORTS_MAX + 1];	/* + TEP_PORT_CTL */
 	struct tep_cnt_vrf vrf[TEP_VRF_MAX];
 	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
 	uint64_t stage_cycles[TEP_ST_MAX];
 	uint64_t stage_pkts[TEP_ST_MAX];
 	uint64_t bursts;
 } __rte_cache_aligned;
+
+/* The counter slot of the port m came in on. */
+static inline uint16_t
+tep_cnt_port_of(const struct rte_mbuf *m)
+{
+	return likely(m->port < TEP_PORTS_MAX) ? m->port : TEP_PORT_CTL;
+}
 
 /* ---- the whole state ---------------------------------------------------- */
 

@@ -45,8 +45,17 @@ struct tun_egress {
 	uint64_t dmac;
 };
 
+#define THROTTLE_WORDS	64	/* 4096 bits */
+
 struct worker {
 	unsigned int idx;		/* queue index and RCU thread id */
+	/* Punt policing: a bucket per (reason, VRF), and a throttle of one
+	 * punt per source per millisecond: a bit per hashed source, all
+	 * cleared (and the hash reseeded) every millisecond. */
+	struct tep_rate punt_rate[TEP_PUNT_MAX][TEP_VRF_MAX];
+	uint64_t punt_interval, punt_burst_tsc, throttle_period;
+	uint64_t throttle_epoch, throttle_seed;
+	uint64_t throttle[THROTTLE_WORDS];
 	uint16_t vrf;			/* VRF of the packets being handled */
 	uint32_t src_tunnel;		/* the tunnel the packet came out of,
 					 * or TEP_NO_TUNNEL (for ICMP errors) */
@@ -65,9 +74,61 @@ struct worker {
 static inline void
 drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
 {
-	w->cnt->port[m->port].drop[r]++;
+	w->cnt->port[tep_cnt_port_of(m)].drop[r]++;
 	w->cnt->vrf[w->vrf].drop[r]++;
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * What a punt is throttled by: the address to resolve, ARP's sender, or
+ * the IP source, hashed with the reason and VRF.
+ */
+static inline uint64_t
+punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
+	 int family)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *a;
+	uint64_t k[2] = { 0, 0 };
+	size_t len;
+
+	if (why == TEP_PUNT_RESOLVE) {
+		a = tep_priv(m)->nh_ip;
+		len = tep_priv(m)->family_nh == 4 ? 4 : 16;
+	} else if (why == TEP_PUNT_ARP) {
+		a = eth + 14 + 14;	/* sender protocol address */
+		len = m->data_len >= 14 + 28 ? 4 : 0;
+	} else {
+		a = eth + 14 + (family == 4 ? 12 : 8);
+		len = family == 4 ? 4 : 16;
+	}
+	memcpy(k, a, len);
+	return (k[0] ^ (k[1] * 0x9e3779b97f4a7c15ull) ^ w->throttle_seed ^
+		((uint64_t)why << 56) ^ ((uint64_t)w->vrf << 40)) *
+	       0xff51afd7ed558ccdull;
+}
+
+/* Whether a punt may go to the control thread (else it is policed). */
+static bool
+punt_allowed(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
+	     int family)
+{
+	uint64_t now = rte_rdtsc(), h, bit;
+
+	if (now - w->throttle_epoch > w->throttle_period) {
+		memset(w->throttle, 0, sizeof(w->throttle));
+		w->throttle_epoch = now;
+		w->throttle_seed = now * 0x9e3779b97f4a7c15ull;
+	}
+	h = punt_key(w, m, why, family) >> 52;		/* 12 bits */
+	bit = 1ull << (h & 63);
+	if (w->throttle[h >> 6] & bit)
+		return false;
+	if (!tep_rate_allow(&w->punt_rate[why][w->vrf], now, w->punt_interval,
+			    w->punt_burst_tsc))
+		return false;
+	w->throttle[h >> 6] |= bit;
+	return true;
 }
 
 static inline void
@@ -75,6 +136,15 @@ punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why, int family)
 {
 	struct tep_mbuf_priv *pv = tep_priv(m);
 
+	if (!punt_allowed(w, m, why, family)) {
+		/* TTL and TOO_BIG were counted as such: only their ICMP
+		 * error is not sent. */
+		if (why == TEP_PUNT_TTL || why == TEP_PUNT_TOO_BIG)
+			rte_pktmbuf_free(m);
+		else
+			drop(w, m, TEP_R_PUNT_POLICED);
+		return;
+	}
 	pv->punt = (uint8_t)why;
 	pv->vrf = w->vrf;
 	pv->family = (uint8_t)family;
@@ -103,7 +173,7 @@ tx_flush(struct worker *w, uint16_t port)
 	struct tep_port *p = &tep.port[port];
 	struct tep_txprep_stats st = { 0 };
 	uint16_t n = b->n, ok, done = 0, sent, i;
-	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0;
+	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0, bytes = 0;
 
 	if (n == 0)
 		return;
@@ -140,14 +210,18 @@ tx_flush(struct worker *w, uint16_t port)
 		w->cnt->stage_cycles[TEP_ST_TXPREP] += rte_rdtsc() - t0;
 		w->cnt->stage_pkts[TEP_ST_TXPREP] += n;
 	}
+	/* Bytes are summed before the burst: a PMD may free (and another
+	 * lcore reuse) what it sent before rte_eth_tx_burst returns. */
+	for (i = 0; i < ok; i++)
+		bytes += b->m[i]->pkt_len;
 	sent = rte_eth_tx_burst(port, (uint16_t)w->idx, b->m, ok);
-	for (i = 0; i < sent; i++)
-		w->cnt->port[port].tx_bytes += b->m[i]->pkt_len;
-	w->cnt->port[port].tx += sent;
 	for (i = sent; i < ok; i++) {
+		bytes -= b->m[i]->pkt_len;
 		w->cnt->port[port].drop[TEP_R_TX_FULL]++;
 		rte_pktmbuf_free(b->m[i]);
 	}
+	w->cnt->port[port].tx_bytes += bytes;
+	w->cnt->port[port].tx += sent;
 }
 
 static inline uint64_t
@@ -168,6 +242,27 @@ set_macs(uint8_t *eth, uint64_t dst, const struct rte_ether_addr *src)
 
 /* ---- classify ----------------------------------------------------------- */
 
+/*
+ * Is an Ethernet frame for us: our MAC (own, as mac_to_u64() packs it),
+ * broadcast, or an IPv6 group tepd uses (all-nodes 33:33:00:00:00:01,
+ * solicited-node 33:33:ff:xx:xx:xx; ND checks the target itself)?
+ */
+static inline bool
+l2_for_us(const uint8_t *eth, uint64_t own)
+{
+	uint64_t dst = 0;
+
+	memcpy(&dst, eth, 6);
+	if (likely(dst == own))
+		return true;
+	if (!(eth[0] & 1))
+		return false;
+	return dst == 0xffffffffffffull ||
+	       (eth[0] == 0x33 && eth[1] == 0x33 &&
+		(eth[2] == 0xff ||
+		 (eth[2] == 0 && eth[3] == 0 && eth[4] == 0 && eth[5] == 1)));
+}
+
 static inline bool
 is_nd(const uint8_t *ip6, uint32_t room)
 {
@@ -181,7 +276,7 @@ is_nd(const uint8_t *ip6, uint32_t room)
  * or 0 when the packet was punted or dropped here. Sets priv->family.
  */
 static inline int
-classify(struct worker *w, struct rte_mbuf *m)
+classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	/* Lengths are checked against the whole packet, header reads
@@ -231,6 +326,12 @@ classify(struct worker *w, struct rte_mbuf *m)
 			drop(w, m, TEP_R_MULTICAST);
 			return 0;
 		}
+		/* 169.254/16 stays on its link (RFC 3927 2.7). */
+		if (unlikely((tep_rd16(ip + 12) == 0xa9fe) |
+			     (tep_rd16(ip + 16) == 0xa9fe))) {
+			drop(w, m, TEP_R_LINK_LOCAL);
+			return 0;
+		}
 		return 4;
 	}
 	if (et == TEP_ETH_P_IPV6) {
@@ -253,11 +354,23 @@ classify(struct worker *w, struct rte_mbuf *m)
 		if (m->pkt_len > 14 + tot)
 			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
 		if (is_nd(ip, RTE_MIN(tot, hroom))) {
-			punt(w, m, TEP_PUNT_ND, 6);
+			/* Neighbour state is the underlay's or an access
+			 * link's: ND from behind a tunnel (other than what
+			 * the proxy answered) never reaches it. */
+			if (unlikely(decapsulated))
+				drop(w, m, TEP_R_TUNNEL_ND);
+			else
+				punt(w, m, TEP_PUNT_ND, 6);
 			return 0;
 		}
 		if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
 			drop(w, m, TEP_R_MULTICAST);
+			return 0;
+		}
+		/* fe80::/10 stays on its link (RFC 4291 2.5.6). */
+		if (unlikely(((ip[8] == 0xfe) & ((ip[9] & 0xc0) == 0x80)) |
+			     ((ip[24] == 0xfe) & ((ip[25] & 0xc0) == 0x80)))) {
+			drop(w, m, TEP_R_LINK_LOCAL);
 			return 0;
 		}
 		return 6;
@@ -447,12 +560,19 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 			drop(w, m, TEP_R_NOT_ROUTABLE);
 			return -1;
 		}
+		/* The far end addresses us by the tunnel's overlay MAC
+		 * (or broadcasts an ARP/ND query the proxy answers). */
+		if (!l2_for_us(buf + d.inner_off, mac_to_u64(&t->inner_smac))) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_FOR_US]++;
+			drop(w, m, TEP_R_NOT_FOR_US);
+			return -1;
+		}
 		rte_pktmbuf_adj(m, d.inner_off);
 		if (et != TEP_ETH_P_IPV4 && tunnel_proxy(w, m, t, et))
 			return -1;
 		if (et == 0x0806) {
-			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
-			drop(w, m, TEP_R_NOT_ROUTABLE);
+			w->cnt->tun[t->id].drop[TEP_R_TUNNEL_ND]++;
+			drop(w, m, TEP_R_TUNNEL_ND);
 			return -1;
 		}
 	} else {
@@ -494,7 +614,7 @@ ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 
 		if (ip[8] <= 1) {
 			/* Counted as a drop; the control thread answers it. */
-			w->cnt->port[m->port].drop[TEP_R_TTL_EXCEEDED]++;
+			w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TTL_EXCEEDED]++;
 			punt(w, m, TEP_PUNT_TTL, 4);
 			return false;
 		}
@@ -508,7 +628,7 @@ ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 		return true;
 	}
 	if (ip[7] <= 1) {
-		w->cnt->port[m->port].drop[TEP_R_TTL_EXCEEDED]++;
+		w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TTL_EXCEEDED]++;
 		punt(w, m, TEP_PUNT_TTL, 6);
 		return false;
 	}
@@ -535,7 +655,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	 uint32_t ip_mtu)
 {
 	struct rte_mbuf *frags[FRAGS_MAX];
-	uint16_t port = m->port;
+	uint16_t port = m->port, cport = tep_cnt_port_of(m);
 	uint8_t eth[14], *ip;
 	uint32_t ihl, tot;
 	int n, i;
@@ -557,19 +677,19 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, FRAGS_MAX,
 						 (uint16_t)ip_mtu, tep.pool);
 	if (n <= 0) {
-		w->cnt->port[port].drop[TEP_R_TOO_BIG]++;
+		w->cnt->port[cport].drop[TEP_R_TOO_BIG]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
 	rte_pktmbuf_free(m);
-	w->cnt->port[port].frag_pkts++;
-	w->cnt->port[port].frags += (uint64_t)n;
+	w->cnt->port[cport].frag_pkts++;
+	w->cnt->port[cport].frags += (uint64_t)n;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *f = frags[i];
 		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(f, 14);
 
 		if (p == NULL) {
-			w->cnt->port[port].drop[TEP_R_NO_HEADROOM]++;
+			w->cnt->port[cport].drop[TEP_R_NO_HEADROOM]++;
 			rte_pktmbuf_free(f);
 			continue;
 		}
@@ -595,7 +715,7 @@ too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		fragment(w, m, nh, mtu);
 		return;
 	}
-	w->cnt->port[m->port].drop[TEP_R_TOO_BIG]++;
+	w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TOO_BIG]++;
 	tep_priv(m)->mtu = (uint16_t)mtu;
 	punt(w, m, TEP_PUNT_TOO_BIG, family);
 }
@@ -677,6 +797,11 @@ forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	}
 	if (!ttl_dec(w, m, ip, family))
 		return;
+	/* Before the neighbour lookup: a packet held while its next hop
+	 * resolves leaves later, from the control thread, with what it
+	 * carries now (a pending checksum must stay a Tx request). */
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
+		flat_csum_meta(w, m, ip, family, op);
 	gw = nh->type == TEP_NHT_GW ? nh->gw :
 	     family == 4 ? ip + 16 : ip + 24;
 	/* A gateway may be of the other family (IPv4 via IPv6, RFC 5549). */
@@ -689,13 +814,12 @@ forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		pv->tunnel = TEP_NO_TUNNEL;
 		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
 					  (nh->gw_v6 ? 6 : 4) : family);
-		memcpy(pv->nh_ip, gw, family == 4 ? 4 : 16);
+		/* The gateway's family, not the packet's (RFC 5549). */
+		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
 		punt(w, m, TEP_PUNT_RESOLVE, family);
 		return;
 	}
 	set_macs(eth, mac, &op->mac);
-	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
-		flat_csum_meta(w, m, ip, family, op);
 	w->cnt->vrf[w->vrf].routed++;
 	tx_enqueue(w, nh->port, m);
 }
@@ -732,6 +856,13 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 	    (nh->type != TEP_NHT_GW && nh->type != TEP_NHT_CONNECTED)) {
 		w->cnt->tun[t->id].drop[TEP_R_NO_ROUTE]++;
 		drop(w, m, TEP_R_NO_ROUTE);
+		return NULL;
+	}
+	if (!tep.port[nh->port].up || tep.port[nh->port].role == TEP_ROLE_NONE) {
+		/* Not cached: checked again until the port comes back. */
+		e->dmac = 0;
+		w->cnt->tun[t->id].drop[TEP_R_PORT_DOWN]++;
+		drop(w, m, TEP_R_PORT_DOWN);
 		return NULL;
 	}
 	gw = nh->type == TEP_NHT_GW ? nh->gw : t->p.dst;
@@ -949,8 +1080,8 @@ gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		drop(w, m, why);
 		return;
 	}
-	w->cnt->port[m->port].gso_pkts++;
-	w->cnt->port[m->port].gso_segs += (uint64_t)n;
+	w->cnt->port[tep_cnt_port_of(m)].gso_pkts++;
+	w->cnt->port[tep_cnt_port_of(m)].gso_segs += (uint64_t)n;
 	rte_pktmbuf_free(m);
 	for (i = 0; i < n; i++) {
 		if (nh->type == TEP_NHT_TUNNEL)
@@ -1121,7 +1252,7 @@ route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 			int fam;
 
 			w->vrf = again_vrf[i];
-			fam = classify(w, again[i]);
+			fam = classify(w, again[i], true);
 			if (fam != 0) {
 				again_vrf[k] = again_vrf[i];
 				again_tun[k] = again_tun[i];
@@ -1171,7 +1302,14 @@ rx_port(struct worker *w, uint16_t port)
 			drop(w, m, TEP_R_PORT_DOWN);
 			continue;
 		}
-		fam = classify(w, m);
+		if (unlikely(m->data_len < 14 ||
+			     !l2_for_us(rte_pktmbuf_mtod(m, uint8_t *),
+					p->mac64))) {
+			drop(w, m, m->data_len < 14 ? TEP_R_TRUNCATED :
+				   TEP_R_NOT_FOR_US);
+			continue;
+		}
+		fam = classify(w, m, false);
 		if (fam != 0) {
 			vrfs[k] = w->vrf;
 			fams[k] = (uint8_t)fam;
@@ -1237,6 +1375,12 @@ tep_worker_main(void *arg)
 	w->cnt = tep.cnt[rte_lcore_id()];
 	w->ip_id = (uint16_t)(rte_rdtsc() ^ (idx << 12));
 	w->src_tunnel = TEP_NO_TUNNEL;
+	/* Each worker polices its share of the punt rate. */
+	w->punt_interval = rte_get_tsc_hz() * tep.nb_workers / TEP_PUNT_RATE;
+	w->punt_burst_tsc = w->punt_interval *
+			    RTE_MAX(TEP_PUNT_BURST / tep.nb_workers, 1u) -
+			    w->punt_interval;
+	w->throttle_period = rte_get_tsc_hz() / 1000;
 	rte_rcu_qsbr_thread_register(tep.rcu, idx);
 	rte_rcu_qsbr_thread_online(tep.rcu, idx);
 

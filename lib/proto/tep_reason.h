@@ -44,7 +44,12 @@
 	X(PORT_DOWN,       "port_down",       "port administratively down or without role") \
 	X(NOT_ROUTABLE,    "not_routable",    "not IPv4/IPv6, or no handler for it") \
 	X(MULTICAST,       "multicast",       "multicast or broadcast IP, not routed") \
-	X(LOCAL,           "local",           "for tepd itself, not answered")
+	X(LOCAL,           "local",           "for tepd itself, not answered") \
+	X(NOT_FOR_US,      "not_for_us",      "destination MAC not ours, not broadcast, not a group tepd uses") \
+	X(TUNNEL_ND,       "tunnel_nd",       "ARP/ND from inside a tunnel that the proxy does not answer") \
+	X(LINK_LOCAL,      "link_local",      "link-local source or destination, not forwarded") \
+	X(PUNT_POLICED,    "punt_policed",    "over the punt rate (per reason and VRF, or per source)") \
+	X(HOLD_LIMIT,      "hold_limit",      "VRF's share of held packets or unresolved neighbours used up")
 
 enum tep_reason {
 #define X(e, name, help) TEP_R_##e,
