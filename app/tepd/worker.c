@@ -80,8 +80,8 @@ drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
 }
 
 /*
- * What a punt is throttled by: the address to resolve, ARP's sender, or
- * the IP source, hashed with the reason and VRF.
+ * What a punt is throttled by: the address to resolve, or the sender of
+ * an ARP or ND packet, hashed with the reason and VRF.
  */
 static inline uint64_t
 punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
@@ -99,22 +99,33 @@ punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
 		a = eth + 14 + 14;	/* sender protocol address */
 		len = m->data_len >= 14 + 28 ? 4 : 0;
 	} else {
-		a = eth + 14 + (family == 4 ? 12 : 8);
-		len = family == 4 ? 4 : 16;
+		a = eth + 14 + 8;	/* ND: IPv6 source */
+		len = 16;
 	}
+	(void)family;
 	memcpy(k, a, len);
 	return (k[0] ^ (k[1] * 0x9e3779b97f4a7c15ull) ^ w->throttle_seed ^
 		((uint64_t)why << 56) ^ ((uint64_t)w->vrf << 40)) *
 	       0xff51afd7ed558ccdull;
 }
 
-/* Whether a punt may go to the control thread (else it is policed). */
+/*
+ * Whether a punt may go to the control thread (else it is policed): every
+ * reason has its bucket per VRF; neighbour work (ARP, ND, resolving) is
+ * also throttled per source, as one answer per millisecond does all that
+ * can be done. Echo requests and ICMP errors are not: traceroute and ping
+ * send bursts from one source, and ICMP errors have their own limit.
+ */
 static bool
 punt_allowed(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
 	     int family)
 {
 	uint64_t now = rte_rdtsc(), h, bit;
 
+	if (why != TEP_PUNT_ARP && why != TEP_PUNT_ND &&
+	    why != TEP_PUNT_RESOLVE)
+		return tep_rate_allow(&w->punt_rate[why][w->vrf], now,
+				      w->punt_interval, w->punt_burst_tsc);
 	if (now - w->throttle_epoch > w->throttle_period) {
 		memset(w->throttle, 0, sizeof(w->throttle));
 		w->throttle_epoch = now;
