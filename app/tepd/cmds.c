@@ -1376,6 +1376,21 @@ out_drops(struct tep_out *o, const uint64_t *drop)
 	tep_out_close_object(o);
 }
 
+/* Frames tepd built itself (ARP, ND, ICMP errors) that were dropped on
+ * their way out: they came in on no port. */
+static void
+stats_control(struct tep_out *o)
+{
+	struct tep_cnt_port c;
+
+	tep_cnt_sum_port(TEP_PORT_CTL, &c);
+	tep_out_open_object(o, "control");
+	tep_out_text(o, "frames built by tepd:");
+	tep_out_newline(o);
+	out_drops(o, c.drop);
+	tep_out_close_object(o);
+}
+
 static void
 stats_port(struct tep_out *o, uint16_t id)
 {
@@ -1512,6 +1527,7 @@ stats_write(struct tep_out *o, int argc, char **argv, struct tep_err *err)
 		if (tep.port[i].present)
 			stats_port(o, (uint16_t)i);
 	tep_out_close_array(o);
+	stats_control(o);
 	tep_out_open_array(o, "vrfs");
 	for (i = 0; i < TEP_VRF_MAX; i++)
 		if (tep.rib.vrf[i] != NULL)
