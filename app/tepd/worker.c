@@ -28,6 +28,7 @@
 
 #include "tep_bytes.h"
 #include "tep_csum.h"
+#include "tep_rxcsum.h"
 #include "tepd.h"
 
 #define RX_PREFETCH	4	/* packets ahead whose headers are prefetched */
@@ -477,9 +478,8 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = m->data_len;
-	unsigned int flags = TEP_PARSE_VERIFY_CSUM;
-	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	const struct tep_tunnel *t;
+	struct tep_rxcsum rv;
 	struct tep_tun_key k;
 	struct tep_decap d;
 	enum tep_reason r;
@@ -496,14 +496,12 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 		buf = rte_pktmbuf_mtod(m, uint8_t *);
 		len = m->data_len;
 	}
-	/* A PMD that verified the outer L4 checksum saves us the sum. */
-	if (l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-		flags = 0;
-	else if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
-		drop(w, m, TEP_R_BAD_OUTER_CSUM);
-		return -1;
-	}
-	r = tep_parse_outer(buf, len, flags, &d);
+	/* Which header the PMD's checksum flags speak of: on a tunnel the
+	 * NIC parsed, RX_L4 is the inner one (drivers/tep_rxcsum.h). Only a
+	 * PMD that verified the outer UDP checksum saves us its sum; a BAD
+	 * verdict is left to our own sum to confirm. */
+	tep_rxcsum_get(m->ol_flags, m->packet_type, &rv);
+	r = tep_parse_outer(buf, len, tep_rxcsum_parse_flags(&rv), &d);
 	if (r != TEP_R_OK) {
 		drop(w, m, r);
 		return -1;
@@ -529,7 +527,8 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 			return 0;	/* UDP to us, not a tunnel port */
 		}
 	} else {
-		r = tep_parse_gre(buf, len, flags, &d);
+		/* No PMD verifies a GRE checksum. */
+		r = tep_parse_gre(buf, len, TEP_PARSE_VERIFY_CSUM, &d);
 	}
 	if (r != TEP_R_OK) {
 		drop(w, m, r);
@@ -553,8 +552,7 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	}
 	if (d.has_rco) {
 		/* RCO relies on the outer checksum being known good. */
-		if (!(d.csum_verified || (d.csum_present &&
-					  l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)) ||
+		if (!tep_rxcsum_outer_verified(&rv, &d) ||
 		    tep_gue_rco_apply(buf, &d) != TEP_R_OK) {
 			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
 			drop(w, m, TEP_R_BAD_RCO);
@@ -592,14 +590,14 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 		rte_pktmbuf_adj(m, (uint16_t)(d.inner_off - 14));
 		tep_wr16(rte_pktmbuf_mtod(m, uint8_t *) + 12, d.inner_proto);
 	}
-	/* The outer verdict says nothing of the inner headers, but a good
-	 * outer UDP checksum tells the inner one from headers alone (a
-	 * guest behind vhost-user is then spared its own check). */
-	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK |
-			 RTE_MBUF_F_RX_L4_CKSUM_MASK);
-	if ((d.csum_verified || (d.csum_present &&
-				 l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)) &&
-	    inner_csum_good(buf, &d)) {
+	/* No Rx checksum flag of the outer packet holds for the inner one.
+	 * The inner checksum is known good when the NIC checked it, or from
+	 * headers alone when the outer UDP checksum was verified (a guest
+	 * behind vhost-user is then spared its own check). A bad one is
+	 * not dropped: end hosts check their own checksums. */
+	m->ol_flags &= ~TEP_RXCSUM_FLAGS;
+	if (tep_rxcsum_inner_good(&rv, &d) ||
+	    (tep_rxcsum_outer_verified(&rv, &d) && inner_csum_good(buf, &d))) {
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 		w->cnt->tun[t->id].decap_inner_ok++;
 	}
