@@ -324,8 +324,13 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 				   TEP_R_BAD_LENGTH);
 			return 0;
 		}
-		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
-		    RTE_MBUF_F_RX_IP_CKSUM_GOOD && !tep_ipv4_hdr_ok(ip, ihl)) {
+		/* The NIC's IP verdict is of this header only when it did
+		 * not parse a tunnel (then it speaks of the inner one). */
+		if (((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
+		     RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+		     (m->packet_type & (RTE_PTYPE_TUNNEL_MASK |
+					RTE_PTYPE_INNER_L3_MASK))) &&
+		    !tep_ipv4_hdr_ok(ip, ihl)) {
 			drop(w, m, TEP_R_BAD_IP_CSUM);
 			return 0;
 		}
