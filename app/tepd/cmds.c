@@ -1077,7 +1077,9 @@ cmd_tunnel_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (t->dport != 0 && !port_used)
 		tep.udp_tun_type[t->dport] = 0xff;
 	tep_underlay_changed();
+	pthread_mutex_lock(&tep.tunnel_free_lock);
 	rte_free(t);
+	pthread_mutex_unlock(&tep.tunnel_free_lock);
 	return 0;
 }
 

@@ -190,6 +190,7 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
+	pthread_mutex_init(&tep.tunnel_free_lock, NULL);
 	while ((opt = getopt(argc, argv, "f:s:r:G:CNh")) != -1) {
 		switch (opt) {
 		case 'f':

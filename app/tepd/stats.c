@@ -155,18 +155,23 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 	int id;
 
 	(void)cmd;
+	pthread_mutex_lock(&tep.tunnel_free_lock);
 	if (params == NULL || *params == '\0') {
 		rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-		for (id = 0; id < TEP_TUNNELS_MAX; id++)
-			if (tep.tunnel[id] != NULL)
-				rte_tel_data_add_array_string(d,
-					tep.tunnel[id]->name);
+		for (id = 0; id < TEP_TUNNELS_MAX; id++) {
+			t = __atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE);
+			if (t != NULL)
+				rte_tel_data_add_array_string(d, t->name);
+		}
+		pthread_mutex_unlock(&tep.tunnel_free_lock);
 		return 0;
 	}
 	id = tep_tunnel_find(params);
-	if (id < 0)
+	t = id < 0 ? NULL : __atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE);
+	if (t == NULL) {
+		pthread_mutex_unlock(&tep.tunnel_free_lock);
 		return -EINVAL;
-	t = tep.tunnel[id];
+	}
 	tep_cnt_sum_tun((uint32_t)id, &c);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "type",
@@ -180,6 +185,7 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "decap_inner_csum_ok", c.decap_inner_ok);
 	rte_tel_data_add_dict_u64(d, "arp_nd_answered", c.proxy_answers);
 	drops_dict(d, c.drop);
+	pthread_mutex_unlock(&tep.tunnel_free_lock);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
  * pointer may use it until its next quiescent state (once per poll loop).
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -264,6 +265,10 @@ struct tepd {
 	uint16_t nb_ports;
 
 	struct tep_tunnel *tunnel[TEP_TUNNELS_MAX];	/* RCU */
+	/* DPDK's telemetry thread reads tunnels too, but is no RCU reader
+	 * (it never reports quiescent states): it holds this lock while it
+	 * does, and the control thread while it frees one. */
+	pthread_mutex_t tunnel_free_lock;
 	struct rte_hash *tun_hash;			/* key -> id, LF */
 	uint8_t udp_tun_type[65536];	/* dport -> tep_tun_type, 0xff none */
 

@@ -42,9 +42,13 @@ tep_tunnel_find(const char *name)
 {
 	int i;
 
-	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		if (tep.tunnel[i] != NULL && strcmp(tep.tunnel[i]->name,
-						    name) == 0)
+	/* One load per slot: the telemetry thread calls this too. */
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		const struct tep_tunnel *t =
+			__atomic_load_n(&tep.tunnel[i], __ATOMIC_ACQUIRE);
+
+		if (t != NULL && strcmp(t->name, name) == 0)
 			return i;
+	}
 	return -1;
 }
