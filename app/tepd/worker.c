@@ -81,8 +81,9 @@ drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
 }
 
 /*
- * What a punt is throttled by: the address to resolve, or the sender of
- * an ARP or ND packet, hashed with the reason and VRF.
+ * What a punt is throttled by: the address to resolve, or an ARP or ND
+ * packet's sender, type and target, hashed with the reason and VRF: one
+ * of each per millisecond is all tepd can use.
  */
 static inline uint64_t
 punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
@@ -97,14 +98,25 @@ punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
 		a = tep_priv(m)->nh_ip;
 		len = tep_priv(m)->family_nh == 4 ? 4 : 16;
 	} else if (why == TEP_PUNT_ARP) {
-		a = eth + 14 + 14;	/* sender protocol address */
+		/* sender protocol address, and the operation: a request
+		 * and a reply from one host are both needed */
+		a = eth + 14 + 14;
 		len = m->data_len >= 14 + 28 ? 4 : 0;
+		if (len != 0)
+			k[1] = eth[14 + 7] | (uint64_t)tep_rd32(eth + 14 + 24) << 8;
 	} else {
-		a = eth + 14 + 8;	/* ND: IPv6 source */
+		/* ND: IPv6 source, and the message type (is_nd() checked
+		 * it is there) */
+		a = eth + 14 + 8;
 		len = 16;
+		k[1] = (uint64_t)eth[14 + 40] << 32;
+		if (m->data_len >= 14 + 40 + 24)	/* NS/NA target */
+			k[1] ^= (uint64_t)tep_rd32(eth + 14 + 40 + 20) << 40;
 	}
 	(void)family;
-	memcpy(k, a, len);
+	if (len == 16)
+		k[1] ^= tep_rd32(a + 8) ^ ((uint64_t)tep_rd32(a + 12) << 16);
+	memcpy(k, a, RTE_MIN(len, sizeof(k[0])));
 	return (k[0] ^ (k[1] * 0x9e3779b97f4a7c15ull) ^ w->throttle_seed ^
 		((uint64_t)why << 56) ^ ((uint64_t)w->vrf << 40)) *
 	       0xff51afd7ed558ccdull;
