@@ -27,7 +27,8 @@ CONF
 # uid nobody must reach $WORK/ctl (made 0750 root:nogroup by tepd)
 chmod 0755 "$WORK"
 SOCK=$WORK/ctl/tepd.sock
-TEPD_ARGS="-G $NOGROUP -T 2" tepd_start "$DP" "$SOCK" "$WORK/tepd.conf" \
+# CTL_T: the idle timeout option ("" to run a tepd without -T)
+TEPD_ARGS="-G $NOGROUP ${CTL_T--T 2}" tepd_start "$DP" "$SOCK" "$WORK/tepd.conf" \
 	--vdev=net_null0 --vdev=net_null1
 CTL="$TEPCTL -s $SOCK"
 
@@ -87,7 +88,10 @@ flood_case() {
 	if ! grep -q '"connects": [1-9]' "$WORK/flood.json" ||
 	   [ "$held" -lt "$lo" ] || [ "$held" -gt "$hi" ]; then
 		fail "flood as $who: tepd held $held of its connections, not $lo to $hi: $st"
-	elif [ "$nbad" = 0 ] && [ "$max" -lt 1000 ]; then
+	else
+		ok "flood as $who: tepd held $held of its connections"
+	fi
+	if [ "$nbad" = 0 ] && [ "$max" -lt 1000 ]; then
 		ok "root's vrf list under 250 hostile clients ($who): max ${max} ms, median ${med} ms over 20"
 	else
 		fail "root's vrf list under 250 hostile clients ($who): max ${max} ms, median ${med} ms, $nbad failed (${why//_/ })"
@@ -113,7 +117,10 @@ t0 = time.monotonic()
 s.settimeout(10)
 buf = b""
 while True:
-    b = s.recv(4096)
+    try:
+        b = s.recv(4096)
+    except socket.timeout:
+        break                   # still open after 10 s
     if not b:
         break
     buf += b
