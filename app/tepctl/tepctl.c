@@ -41,7 +41,6 @@
 #define BATCH_WINDOW	64	/* requests in flight in batch mode */
 
 static volatile sig_atomic_t interrupted;
-static pid_t server_pid;	/* from SO_PEERCRED, for vrf exec */
 
 static void
 usage(FILE *f)
@@ -160,11 +159,59 @@ write_out(const char *body, size_t len)
 }
 
 /* Bytes received and not yet consumed: replies to pipelined requests
- * (batch mode) arrive back to back. */
+ * (batch mode) arrive back to back. fd: a descriptor the server sent
+ * (vrf exec), or -1. */
 struct reader {
 	uint8_t *buf;
 	size_t len, size;
+	int fd;
 };
+
+/*
+ * recv(2), keeping a descriptor that comes with the bytes (SCM_RIGHTS):
+ * the first one is kept in r->fd, any other closed at once. A plain
+ * recv() would have the kernel drop it, but also lose the fact.
+ */
+static ssize_t
+recv_keep_fd(int sock, struct reader *r)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(4 * sizeof(int))];
+	} cm;
+	struct iovec iov = { .iov_base = r->buf + r->len,
+			     .iov_len = r->size - r->len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cm.b,
+		.msg_controllen = sizeof(cm.b),
+	};
+	struct cmsghdr *ch;
+	size_t i, n;
+	int fds[4];
+	ssize_t got;
+
+	got = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (got < 0)
+		return got;
+	for (ch = CMSG_FIRSTHDR(&mh); ch != NULL; ch = CMSG_NXTHDR(&mh, ch)) {
+		if (ch->cmsg_level != SOL_SOCKET ||
+		    ch->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (ch->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > 4)
+			n = 4;
+		memcpy(fds, CMSG_DATA(ch), n * sizeof(int));
+		for (i = 0; i < n; i++) {
+			if (r->fd < 0)
+				r->fd = fds[i];
+			else
+				close(fds[i]);
+		}
+	}
+	return got;
+}
 
 static void
 consume(struct reader *r, size_t flen)
@@ -269,7 +316,7 @@ read_replies(int fd, struct reader *r, const sigset_t *wait_mask,
 			fprintf(stderr, "tepctl: poll: %s\n", strerror(errno));
 			break;
 		}
-		n = recv(fd, buf + r->len, r->size - r->len, MSG_DONTWAIT);
+		n = recv_keep_fd(fd, r);
 		if (n > 0) {
 			r->len += (size_t)n;
 			continue;
@@ -287,13 +334,41 @@ read_replies(int fd, struct reader *r, const sigset_t *wait_mask,
 	return rc;
 }
 
-/* Send one request and handle its replies (see read_replies). */
+/*
+ * A descriptor from the server is entered (vrf exec) only if the server
+ * is root or ourselves: anyone else who got to listen on the path (a
+ * socket directory it could write to, a -s of its choosing) could hand
+ * out a namespace of its own making.
+ */
+static bool
+server_trusted(int fd, const char *path)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) != 0) {
+		fprintf(stderr, "tepctl: %s: SO_PEERCRED: %s\n", path,
+			strerror(errno));
+		return false;
+	}
+	if (uc.uid == 0 || uc.uid == getuid())
+		return true;
+	fprintf(stderr, "tepctl: vrf exec: the server on %s runs as uid %u, "
+		"neither root nor you (uid %u): not entering a namespace it "
+		"hands out\n", path, (unsigned int)uc.uid,
+		(unsigned int)getuid());
+	return false;
+}
+
+/* Send one request and handle its replies (see read_replies). With
+ * pass_fd (vrf exec), the server must be trusted and the descriptor it
+ * sends with the reply is returned there (-1 if none). */
 static int
 run(const char *path, uint8_t flags, int argc, char **argv, char *capture,
-    size_t cap)
+    size_t cap, int *pass_fd)
 {
 	uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
-	struct reader rd = { 0 };
+	struct reader rd = { .fd = -1 };
 	sigset_t wait_mask, saved;
 	size_t rlen;
 	int perr, fd, rc;
@@ -309,12 +384,9 @@ run(const char *path, uint8_t flags, int argc, char **argv, char *capture,
 	fd = connect_to(path);
 	if (fd < 0)
 		return EXIT_USAGE;
-	if (capture != NULL) {
-		struct ucred uc;
-		socklen_t ulen = sizeof(uc);
-
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ulen) == 0)
-			server_pid = uc.pid;
+	if (pass_fd != NULL && !server_trusted(fd, path)) {
+		close(fd);
+		return EXIT_USAGE;
 	}
 	if (send_all(fd, req, rlen) != 0) {
 		fprintf(stderr, "tepctl: send: %s\n", strerror(errno));
@@ -326,12 +398,26 @@ run(const char *path, uint8_t flags, int argc, char **argv, char *capture,
 	rc = read_replies(fd, &rd, &wait_mask, capture, cap, NULL);
 	free(rd.buf);
 	close(fd);
+	if (pass_fd != NULL && rc == EXIT_SUCCESS)
+		*pass_fd = rd.fd;
+	else if (rd.fd >= 0)
+		close(rd.fd);
 	if (capture != NULL) {	/* the command to exec gets them as usual */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
 	}
 	return rc;
+}
+
+/* With no request in flight, anything to read (its idle-timeout reply,
+ * end of file) means the server has dropped us. */
+static bool
+dropped_idle(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
 }
 
 /*
@@ -348,7 +434,7 @@ batch(const char *path, uint8_t flags, const char *file)
 	static uint8_t req[TEP_CTL_LEN_SIZE + TEP_CTL_MAX_REQ];
 	unsigned long inflight[BATCH_WINDOW], lineno = 0, ncmds = 0;
 	unsigned long nfail = 0, head = 0, tail = 0;
-	struct reader rd = { 0 };
+	struct reader rd = { .fd = -1 };
 	char *argv[TEP_CTL_MAX_ARGS + 1], *line = NULL, where[300];
 	size_t cap = 0, rlen;
 	sigset_t wait_mask;
@@ -400,6 +486,17 @@ batch(const char *path, uint8_t flags, const char *file)
 				nfail++;
 				continue;
 			}
+			if (head == tail && dropped_idle(fd)) {
+				/* a slow producer on stdin: tepd dropped the
+				 * idle connection (idle timeout); a new one */
+				close(fd);
+				rd.len = 0;
+				fd = connect_to(path);
+				if (fd < 0) {
+					rc = EXIT_USAGE;
+					goto out_nofd;
+				}
+			}
 			if (send_all(fd, req, rlen) != 0) {
 				fprintf(stderr, "tepctl: send: %s\n",
 					strerror(errno));
@@ -430,70 +527,58 @@ batch(const char *path, uint8_t flags, const char *file)
 		rc = EXIT_CMD_FAILED;
 	}
 out:
+	close(fd);
+out_nofd:
 	free(line);
 	free(rd.buf);
-	close(fd);
+	if (rd.fd >= 0)
+		close(rd.fd);
 	if (in != stdin)
 		fclose(in);
 	return rc;
 }
 
 /*
- * vrf exec NAME -- COMMAND [ARGS...]: tepd checks the request and names
- * the VRF's network namespace; we enter it and become the command, so it
- * and all its children have their sockets in the VRF (docs/vrf-exec.md).
+ * vrf exec NAME -- COMMAND [ARGS...]: tepd checks that we may enter the
+ * VRF (it finds out for itself which one we are in now, from our pid)
+ * and sends its descriptor for the VRF's network namespace with the
+ * reply; we enter it and become the command, so it and all its children
+ * have their sockets in the VRF (docs/vrf-exec.md).
  */
 static int
 vrf_exec(const char *path, int argc, char **argv)
 {
-	char ns_id[48], reply[512], name[400], nsfd_path[64];
-	char *words[5];
-	struct stat st;
-	int rc, fd, nsfd;
+	char reply[512];
+	char *words[3];
+	int rc, nsfd = -1;
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
 		fprintf(stderr, "tepctl: usage: vrf exec NAME -- COMMAND "
 			"[ARGS...]\n");
 		return EXIT_USAGE;
 	}
-	if (stat("/proc/self/ns/net", &st) != 0) {
-		fprintf(stderr, "tepctl: /proc/self/ns/net: %s\n",
-			strerror(errno));
-		return EXIT_USAGE;
-	}
-	snprintf(ns_id, sizeof(ns_id), "%llu:%llu",
-		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
 	words[0] = argv[0];
 	words[1] = argv[1];
 	words[2] = argv[2];
-	words[3] = (char *)"netns";
-	words[4] = ns_id;
-	rc = run(path, 0, 5, words, reply, sizeof(reply));
+	rc = run(path, 0, 3, words, reply, sizeof(reply), &nsfd);
 	if (rc != EXIT_SUCCESS)
 		return rc;
-	/* "NAME FD": tepd's descriptor for the namespace, opened through
-	 * /proc, works whatever mount namespace tepd's NAME is in. */
-	if (sscanf(reply, "%399s %d", name, &nsfd) != 2 || server_pid <= 0) {
-		fprintf(stderr, "tepctl: unexpected reply: %s\n", reply);
-		return EXIT_CMD_FAILED;
+	reply[strcspn(reply, "\n")] = '\0';
+	if (nsfd < 0) {
+		fprintf(stderr, "tepctl: vrf exec %s: the server sent no "
+			"namespace descriptor (reply: %s)\n", argv[2], reply);
+		return EXIT_USAGE;
 	}
-	snprintf(nsfd_path, sizeof(nsfd_path), "/proc/%d/fd/%d",
-		 (int)server_pid, nsfd);
-	fd = open(nsfd_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "tepctl: %s (%s): %s\n", nsfd_path, name,
-			strerror(errno));
-		return EXIT_CMD_FAILED;
-	}
-	if (setns(fd, CLONE_NEWNET) != 0) {
-		fprintf(stderr, "tepctl: entering %s: %s%s\n", name,
-			strerror(errno), errno == EPERM ?
+	/* setns() checks that it is a network namespace (EINVAL if not) */
+	if (setns(nsfd, CLONE_NEWNET) != 0) {
+		fprintf(stderr, "tepctl: entering vrf %s (%s): %s%s\n",
+			argv[2], reply, strerror(errno), errno == EPERM ?
 			" (vrf exec needs CAP_SYS_ADMIN, like ip netns exec)" :
 			"");
-		close(fd);
+		close(nsfd);
 		return EXIT_CMD_FAILED;
 	}
-	close(fd);
+	close(nsfd);
 	execvp(argv[4], argv + 4);
 	fprintf(stderr, "tepctl: %s: %s\n", argv[4], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
@@ -540,5 +625,5 @@ main(int argc, char **argv)
 	if (argc - optind >= 2 && strcmp(argv[optind], "vrf") == 0 &&
 	    strcmp(argv[optind + 1], "exec") == 0)
 		return vrf_exec(path, argc - optind, argv + optind);
-	return run(path, flags, argc - optind, argv + optind, NULL, 0);
+	return run(path, flags, argc - optind, argv + optind, NULL, 0, NULL);
 }

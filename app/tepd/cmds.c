@@ -696,24 +696,21 @@ cmd_vrf_list(struct tep_ctl_ctx *ctx, int argc, char **argv,
 }
 
 /*
- * tepctl's half of `vrf exec NAME -- COMMAND`: check that the task may
- * enter the VRF and tell it which namespace to enter (tepctl does the
- * setns and exec). "netns DEV:INO" is the caller's own network namespace,
- * so a task already in one VRF cannot move to another.
+ * tepd's half of `tepctl vrf exec NAME -- COMMAND`: check that the caller
+ * may enter the VRF and hand it our descriptor for the VRF's namespace
+ * (SCM_RIGHTS, with the reply); tepctl does the setns and exec. Which VRF
+ * the caller is in now is found from its pid (SO_PEERCRED), not asked:
+ * a task already in one VRF cannot move to another by saying otherwise.
  */
 static int
 cmd_vrf_exec(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	     struct tep_out *o, struct tep_err *err)
 {
-	unsigned long long dev, ino;
-	int v, cur;
-	char tail;
+	uint64_t dev, ino;
+	int v, cur, rc;
+	pid_t pid = 0;
 
-	(void)ctx;
-	if (argc != 3 || strcmp(argv[1], "netns") != 0 ||
-	    sscanf(argv[2], "%llu:%llu%c", &dev, &ino, &tail) != 2)
-		return ERR(EINVAL, "expected: vrf exec NAME netns DEV:INO (use "
-			   "tepctl vrf exec NAME -- COMMAND [ARGS...])");
+	(void)argc;
 	v = vrf_arg(argv[0], err);
 	if (v < 0)
 		return ENOENT;
@@ -723,17 +720,29 @@ cmd_vrf_exec(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (!tep_vrfhost_enabled())
 		return ERR(ENOTSUP, "tepd runs without VRF host ports: start "
 			   "it with -N to run tasks in a VRF");
+	if (tep_ctl_ctx_peer(ctx, &pid, NULL, NULL) != 0)
+		return ERR(EINVAL, "vrf exec is for tepctl on the control "
+			   "socket: tepctl vrf exec NAME -- COMMAND [ARGS...]");
+	rc = tep_ctl_ctx_peer_netns(ctx, &dev, &ino);
+	if (rc != 0)
+		return ERR(rc == ESRCH ? ESRCH : EACCES, "cannot tell which "
+			   "VRF the caller (pid %d) is in: /proc/%d/ns/net: "
+			   "%s", (int)pid, (int)pid, rc == ESRCH ?
+			   "it has exited" : strerror(rc));
 	cur = tep_vrfhost_vrf_of(dev, ino);
 	if (cur >= 0 && cur != v)
 		return ERR(EPERM, "this task is in vrf \"%s\" already: a "
 			   "task's VRF cannot change (start it from outside "
 			   "any VRF)", tep.rib.vrf[cur]->name);
-	/* tepctl enters the namespace through our descriptor
-	 * (/proc/TEPD/fd/N): the name under /run/netns may live in a mount
-	 * namespace of tepd's own (systemd PrivateTmp, ip netns exec). */
-	tep_out_str(o, "netns", "%s", tep_vrfhost_netns((uint16_t)v));
-	tep_out_i64(o, "fd", " %" PRId64 "\n",
-		    tep_vrfhost_netns_fd((uint16_t)v));
+	/* Our descriptor, not the name under /run/netns: the bind mount
+	 * may live in a mount namespace of tepd's own (systemd
+	 * PrivateTmp, ip netns exec), and a descriptor cannot be swapped
+	 * for another VRF's between the reply and its use. */
+	rc = tep_ctl_reply_fd(ctx, tep_vrfhost_netns_fd((uint16_t)v));
+	if (rc != 0)
+		return ERR(rc, "cannot pass vrf \"%s\"'s namespace: %s",
+			   argv[0], strerror(rc));
+	tep_out_str(o, "netns", "%s\n", tep_vrfhost_netns((uint16_t)v));
 	return 0;
 }
 
@@ -1677,7 +1686,7 @@ static const struct tep_ctl_cmd cmds[] = {
 	  1, 0, cmd_vrf_del },
 	{ "vrf list", NULL, "list VRFs", 0, 0, 0, cmd_vrf_list },
 	{ "vrf exec", "NAME -- COMMAND [ARGS...]", "run a command in a VRF "
-	  "(tepctl; needs tepd -N)", 1, 3, 0, cmd_vrf_exec },
+	  "(tepctl; needs tepd -N)", 1, 1, 0, cmd_vrf_exec },
 	{ "vrf pids", "NAME", "tasks running in a VRF", 1, 1, 0,
 	  cmd_vrf_pids },
 	{ "tunnel add", "NAME type vxlan|geneve|fou|gue|gre local IP remote "

@@ -4,6 +4,7 @@
 
 /*
  * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID] [-C] [-N]
+ *		[-T SECONDS] [-U N]
  *
  * The EAL main lcore is the control thread: it loads the config, serves
  * the control socket, answers what workers punt (ARP, ND, ICMP) and runs
@@ -50,6 +51,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
 		" [-G GROUP] [-C] [-N]\n"
+		"       [-T SECONDS] [-U N]\n"
 		"  -f CONFIG  control commands to run at start, one per line\n"
 		"  -s SOCKET  control socket (default %s)\n"
 		"  -r ROUTES  routes per VRF and family (default 65536)\n"
@@ -57,8 +59,44 @@ usage(const char *prog)
 		"  -C         count cycles per pipeline stage (stats)\n"
 		"  -N         give every VRF a host side (a network namespace)"
 		" for\n"
-		"             tepctl vrf exec; needs CAP_SYS_ADMIN\n",
-		prog, TEP_CTL_DEFAULT_SOCKET);
+		"             tepctl vrf exec; needs CAP_SYS_ADMIN\n"
+		"  -T SECONDS control clients that send no complete request"
+		" for this\n"
+		"             long are dropped (default %g; 0: never)\n"
+		"  -U N       control connections per uid, root and tepd's own"
+		" uid\n"
+		"             excepted (default %u; 0: no limit)\n",
+		prog, TEP_CTL_DEFAULT_SOCKET, TEP_CTL_DEFAULT_IDLE / 1000.0,
+		TEP_CTL_DEFAULT_PER_UID);
+}
+
+/* -T SECONDS (idle timeout), -U N (connections per uid); 0: none. */
+static int
+ctl_limit_opt(int opt, const char *arg, struct tep_ctl_server_conf *sc)
+{
+	char *end;
+	double secs;
+	unsigned long n;
+
+	if (opt == 'T') {
+		secs = strtod(arg, &end);
+		if (end == arg || *end != '\0' || !(secs >= 0 && secs <= 86400)) {
+			fprintf(stderr, "tepd: -T: bad timeout \"%s\" "
+				"(seconds, 0 to 86400; 0: never)\n", arg);
+			return -1;
+		}
+		sc->idle_ms = secs == 0 ? TEP_CTL_NONE :
+			      secs * 1000 < 1 ? 1 : (unsigned int)(secs * 1000);
+		return 0;
+	}
+	n = strtoul(arg, &end, 10);
+	if (end == arg || *end != '\0' || arg[0] == '-' || n > 65536) {
+		fprintf(stderr, "tepd: -U: bad limit \"%s\" (0 to 65536; "
+			"0: no limit)\n", arg);
+		return -1;
+	}
+	sc->max_per_uid = n == 0 ? TEP_CTL_NONE : (unsigned int)n;
+	return 0;
 }
 
 static uint32_t
@@ -191,7 +229,11 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	pthread_mutex_init(&tep.tunnel_free_lock, NULL);
-	while ((opt = getopt(argc, argv, "f:s:r:G:CNh")) != -1) {
+	if (tep_vdevs_check(err, sizeof(err)) != 0) {
+		fprintf(stderr, "tepd: %s\n", err);
+		return 1;
+	}
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -219,6 +261,11 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			vrf_hosts = true;
+			break;
+		case 'T':
+		case 'U':
+			if (ctl_limit_opt(opt, optarg, &sc) != 0)
+				return 2;
 			break;
 		default:
 			usage(argv[0]);

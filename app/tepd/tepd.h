@@ -302,6 +302,10 @@ int tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
 void tep_port_detach_host(uint16_t id);
 void tep_netns_home(void);
 
+/* devcheck.c: every --vdev given to the EAL was probed; else -1 and err
+ * names the first that was not. */
+int tep_vdevs_check(char *err, size_t errlen);
+
 /* vrfhost.c: a kernel-facing port per VRF, in a namespace of its own, so
  * that host tasks can live in the VRF (tepctl vrf exec). Control thread. */
 int tep_vrfhost_init(bool enable, char *err, size_t errlen);

@@ -3,10 +3,15 @@
  */
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "tep_ctl_cmd.h"
 #include "tep_ctl_priv.h"
@@ -90,6 +95,8 @@ tep_ctl_ctx_new(void *user)
 	if (ctx != NULL) {
 		ctx->user = user;
 		ctx->origin = TEP_CTL_ORIGIN_API;
+		ctx->pidfd = -1;
+		ctx->pass_fd = -1;
 	}
 	return ctx;
 }
@@ -101,6 +108,10 @@ tep_ctl_ctx_free(struct tep_ctl_ctx *ctx)
 		return;
 	if (ctx->stream_set)
 		tep_ctl_stream_drop(&ctx->stream);
+	if (ctx->pidfd >= 0)
+		close(ctx->pidfd);
+	if (ctx->pass_fd >= 0)
+		close(ctx->pass_fd);
 	free(ctx);
 }
 
@@ -128,6 +139,64 @@ tep_ctl_ctx_peer(const struct tep_ctl_ctx *ctx, pid_t *pid, uid_t *uid,
 		*uid = ctx->uid;
 	if (gid != NULL)
 		*gid = ctx->gid;
+	return 0;
+}
+
+/* Is the process the pidfd was opened on still there? 0 or ESRCH. */
+static int
+pidfd_alive(int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
+		return errno == EPERM ? 0 : errno;	/* EPERM: alive */
+	return 0;
+#else
+	(void)pidfd;
+	return 0;
+#endif
+}
+
+int
+tep_ctl_ctx_peer_netns(const struct tep_ctl_ctx *ctx, uint64_t *dev,
+		       uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+	int rc;
+
+	if (!ctx->has_peer)
+		return ENOTCONN;
+	/* Without a pidfd the PID cannot be pinned: only a kernel without
+	 * pidfd_open (before 5.3) goes on; a peer already gone is ESRCH. */
+	if (ctx->pidfd < 0 && ctx->pidfd_err != ENOSYS)
+		return ctx->pidfd_err != 0 ? ctx->pidfd_err : ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)ctx->pid);
+	if (stat(path, &st) != 0)
+		return errno == ENOENT ? ESRCH : errno;
+	/* Still alive after the stat: the PID was the peer's when read. */
+	if (ctx->pidfd >= 0) {
+		rc = pidfd_alive(ctx->pidfd);
+		if (rc != 0)
+			return rc;
+	}
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int
+tep_ctl_reply_fd(struct tep_ctl_ctx *ctx, int fd)
+{
+	int copy;
+
+	if (!ctx->has_peer || ctx->origin != TEP_CTL_ORIGIN_SOCKET)
+		return ENOTSUP;
+	if (ctx->pass_fd >= 0 || ctx->stream_set)
+		return EBUSY;
+	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (copy < 0)
+		return errno;
+	ctx->pass_fd = copy;
 	return 0;
 }
 

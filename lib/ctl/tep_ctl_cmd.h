@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "tep_ctl_proto.h"	/* TEP_CTL_MAX_ARGS, TEP_CTL_MAX_WORD */
@@ -100,6 +101,27 @@ enum tep_ctl_origin tep_ctl_ctx_origin(const struct tep_ctl_ctx *ctx);
 /* The socket client's credentials; ENOTCONN for another origin. */
 int tep_ctl_ctx_peer(const struct tep_ctl_ctx *ctx, pid_t *pid, uid_t *uid,
 		     gid_t *gid);
+
+/*
+ * The network namespace the socket client's process is in now: the
+ * dev and inode of /proc/PID/ns/net, PID from SO_PEERCRED. What the
+ * client says about itself is not asked. The process is held by a pidfd
+ * taken when the connection was accepted, so a PID reused by another
+ * process after the client exited is not mistaken for it: ESRCH then.
+ * ENOTCONN for another origin; an errno of stat(2) otherwise.
+ */
+int tep_ctl_ctx_peer_netns(const struct tep_ctl_ctx *ctx, uint64_t *dev,
+			   uint64_t *ino);
+
+/*
+ * Send a copy of fd (SCM_RIGHTS) with the final reply of the running
+ * command, on the control socket only: the descriptor travels with the
+ * reply's first byte, so the client cannot take it for another one.
+ * Once per request; not with a stream. 0, ENOTSUP (not a socket client),
+ * EBUSY (already set), or an errno of dup(2). If the handler then fails,
+ * the copy is closed and nothing is sent.
+ */
+int tep_ctl_reply_fd(struct tep_ctl_ctx *ctx, int fd);
 
 /* ---- commands ---------------------------------------------------------- */
 

@@ -29,8 +29,11 @@ struct tep_ctl_ctx {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
+	int pidfd;		/* the peer process, or -1 ... */
+	int pidfd_err;		/* ... and why (pidfd_open's errno) */
 	bool can_stream;
 	bool stream_set;	/* a handler called tep_ctl_stream_start() */
+	int pass_fd;		/* tep_ctl_reply_fd(): sent with the reply */
 	struct tep_ctl_stream stream;
 };
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "tep_ctl_priv.h"
@@ -39,7 +41,12 @@ struct client {
 	bool closing;		/* free once the queue is written */
 	bool eof;		/* the peer sends nothing more */
 	bool more;		/* requests left unserved by SERVE_BURST */
+	bool served;		/* one of its requests has run */
 	uint64_t deadline;	/* closing: give up then */
+	uint64_t wait_since;	/* waiting for a request since (0: not) */
+	int pass_fd;		/* sent with the byte at pass_at, or -1 */
+	uint64_t pass_at;
+	uint64_t sent;		/* bytes written to the socket so far */
 	struct tep_ctl_ctx ctx;
 	bool streaming;
 	bool stream_json;
@@ -116,6 +123,96 @@ make_dir(const struct tep_ctl_server *s, const char *dir, struct tep_err *err)
 	return 0;
 }
 
+/*
+ * Whoever can write to the socket's directory can remove the socket or
+ * put one of their own in its place, and tepctl would talk to it. So, as
+ * sshd's StrictModes does for ~/.ssh, the directory and every one above
+ * it must be owned by root or by us and not writable by group or others.
+ * Above the socket's own directory a sticky one (/tmp) is accepted: the
+ * others can add names there but cannot rename or remove ours.
+ */
+static int
+dir_safe(const struct tep_ctl_server *s, const char *dir, bool own,
+	 struct tep_err *err)
+{
+	struct stat st;
+	int e;
+
+	if (stat(dir, &st) != 0) {
+		e = errno;
+		return tep_err_set(err, e, "%s: %s", dir, strerror(e));
+	}
+	if (st.st_uid != 0 && st.st_uid != s->euid)
+		return tep_err_set(err, EPERM, "unsafe control socket "
+			"directory %s: mode %04o, owner uid %u: it must be "
+			"owned by root or by tepd's uid %u", dir,
+			(unsigned int)(st.st_mode & 07777),
+			(unsigned int)st.st_uid, (unsigned int)s->euid);
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (own || (st.st_mode & S_ISVTX) == 0))
+		return tep_err_set(err, EPERM, "unsafe control socket "
+			"directory %s: mode %04o, owner uid %u: it must not "
+			"be writable by group or others%s", dir,
+			(unsigned int)(st.st_mode & 07777),
+			(unsigned int)st.st_uid,
+			own ? "" : " (unless sticky, like /tmp)");
+	return 0;
+}
+
+/* dir as written: a symbolic link on the way could be pointed elsewhere
+ * by its owner later, so it must be root's or ours too. */
+static int
+links_safe(const struct tep_ctl_server *s, const char *dir,
+	   struct tep_err *err)
+{
+	char part[sizeof(s->path)];
+	struct stat st;
+	size_t i, n = strlen(dir);
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && dir[i] != '/')
+			continue;
+		memcpy(part, dir, i);
+		part[i] = '\0';
+		if (lstat(part, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    st.st_uid != 0 && st.st_uid != s->euid)
+			return tep_err_set(err, EPERM, "unsafe control socket "
+				"path: %s is a symbolic link owned by uid %u, "
+				"not by root or tepd's uid %u", part,
+				(unsigned int)st.st_uid,
+				(unsigned int)s->euid);
+	}
+	return 0;
+}
+
+static int
+check_dirs(const struct tep_ctl_server *s, const char *dir,
+	   struct tep_err *err)
+{
+	char real[PATH_MAX], *slash;
+	bool own = true;
+	int rc, e;
+
+	rc = links_safe(s, dir, err);
+	if (rc != 0)
+		return rc;
+	if (realpath(dir, real) == NULL) {
+		e = errno;
+		return tep_err_set(err, e, "%s: %s", dir, strerror(e));
+	}
+	for (;;) {
+		rc = dir_safe(s, real, own, err);
+		if (rc != 0 || strcmp(real, "/") == 0)
+			return rc;
+		own = false;
+		slash = strrchr(real, '/');
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
 /* 1: a server answers at path; 0: nobody does; -errno: cannot tell. */
 static int
 probe_live(const struct sockaddr_un *sa)
@@ -150,12 +247,19 @@ ctl_listen(struct tep_ctl_server *s, struct tep_err *err)
 
 	memcpy(dir, s->path, sizeof(dir));
 	slash = strrchr(dir, '/');
-	if (slash != NULL && slash != dir) {
+	if (slash == NULL) {
+		strcpy(dir, ".");
+	} else if (slash == dir) {
+		slash[1] = '\0';
+	} else {
 		*slash = '\0';
 		rc = make_dir(s, dir, err);
 		if (rc != 0)
 			return rc;
 	}
+	rc = check_dirs(s, dir, err);
+	if (rc != 0)
+		return rc;
 
 	if (lstat(s->path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
@@ -254,6 +358,16 @@ tep_ctl_server_new(const struct tep_ctl_server_conf *conf,
 		s->conf.out_cap = TEP_CTL_DEFAULT_OUT_CAP;
 	if (s->conf.linger_ms == 0)
 		s->conf.linger_ms = TEP_CTL_DEFAULT_LINGER;
+	if (s->conf.idle_ms == 0)
+		s->conf.idle_ms = TEP_CTL_DEFAULT_IDLE;
+	if (s->conf.max_per_uid == 0)
+		s->conf.max_per_uid = TEP_CTL_DEFAULT_PER_UID;
+	if (s->conf.reserved == 0)
+		s->conf.reserved = TEP_CTL_DEFAULT_RESERVED;
+	if (s->conf.reserved == TEP_CTL_NONE)
+		s->conf.reserved = 0;
+	if (s->conf.reserved >= s->conf.max_clients)
+		s->conf.reserved = s->conf.max_clients - 1;
 	s->euid = geteuid();
 	atomic_init(&s->stopped, false);
 
@@ -328,6 +442,12 @@ static void
 client_free(struct tep_ctl_server *s, struct client *c)
 {
 	stream_end(s, c);
+	if (c->pass_fd >= 0)
+		close(c->pass_fd);
+	if (c->ctx.pass_fd >= 0)
+		close(c->ctx.pass_fd);
+	if (c->ctx.pidfd >= 0)
+		close(c->ctx.pidfd);
 	drain_close(c->fd);
 	free(c->out);
 	free(c);
@@ -373,14 +493,57 @@ outq_append(struct client *c, const void *data, size_t n)
 	return true;
 }
 
+/* send(2) with fd attached (SCM_RIGHTS) to the first byte. */
+static ssize_t
+send_with_fd(int sock, const void *buf, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cm.b,
+		.msg_controllen = sizeof(cm.b),
+	};
+	struct cmsghdr *ch;
+
+	memset(&cm, 0, sizeof(cm));
+	ch = CMSG_FIRSTHDR(&mh);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(ch), &fd, sizeof(int));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void
 client_flush(struct client *c)
 {
+	bool with_fd;
+	size_t len;
 	ssize_t n;
 
 	while (c->out_len > 0 && !c->dead) {
-		n = send(c->fd, c->out + c->out_head, c->out_len,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		/* A descriptor goes with its reply's first byte: send up to
+		 * there without it, then that byte on with it. */
+		len = c->out_len;
+		with_fd = false;
+		if (c->pass_fd >= 0 && c->pass_at > c->sent) {
+			if (len > c->pass_at - c->sent)
+				len = (size_t)(c->pass_at - c->sent);
+		} else if (c->pass_fd >= 0) {
+			with_fd = true;
+		}
+		if (with_fd)
+			n = send_with_fd(c->fd, c->out + c->out_head, len,
+					 c->pass_fd);
+		else
+			n = send(c->fd, c->out + c->out_head, len,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -388,6 +551,11 @@ client_flush(struct client *c)
 				c->dead = true;	/* EPIPE, ... */
 			return;
 		}
+		if (with_fd && n > 0) {
+			close(c->pass_fd);
+			c->pass_fd = -1;
+		}
+		c->sent += (uint64_t)n;
 		c->out_head += (size_t)n;
 		c->out_len -= (size_t)n;
 	}
@@ -484,6 +652,14 @@ run_request(struct tep_ctl_server *s, struct client *c,
 		tep_out_finish(&out);
 		rc = out_status(&out, &err);
 	}
+	/* A descriptor goes with a successful final reply only. */
+	if (c->ctx.pass_fd >= 0 && rc == 0 && !c->ctx.stream_set) {
+		c->pass_fd = c->ctx.pass_fd;
+		c->pass_at = c->sent + c->out_len;
+	} else if (c->ctx.pass_fd >= 0) {
+		close(c->ctx.pass_fd);
+	}
+	c->ctx.pass_fd = -1;
 	if (rc != 0) {
 		if (c->ctx.stream_set) {
 			tep_ctl_stream_drop(&c->ctx.stream);
@@ -508,6 +684,28 @@ run_request(struct tep_ctl_server *s, struct client *c,
 	tep_out_fini(&out);
 }
 
+/*
+ * Is the server waiting for the client's next request (it has nothing
+ * queued for the client, no stream, nothing left to serve)? The idle
+ * clock runs from then until a complete request arrives.
+ */
+static void
+client_wait_update(struct client *c, uint64_t now)
+{
+	bool waiting = !c->dead && !c->closing && !c->streaming &&
+		       c->out_len == 0 && !c->more && c->pass_fd < 0;
+	size_t flen;
+
+	/* a whole request not yet served is not the client's delay */
+	if (waiting && tep_ctl_frame_check(c->in, c->in_len, TEP_CTL_MAX_REQ,
+					   &flen) != TEP_CTL_PERR_INCOMPLETE)
+		waiting = false;
+	if (!waiting)
+		c->wait_since = 0;
+	else if (c->wait_since == 0)
+		c->wait_since = now;
+}
+
 /* Run what can run now: queued requests, end of input. */
 static void
 client_service(struct tep_ctl_server *s, struct client *c, uint64_t now)
@@ -519,9 +717,11 @@ client_service(struct tep_ctl_server *s, struct client *c, uint64_t now)
 	int perr;
 
 	c->more = false;
-	/* A client that does not read its replies is not served more. */
+again:
+	/* A client that does not read its replies is not served more; nor
+	 * is one whose descriptor has not gone out yet (one at a time). */
 	while (!c->dead && !c->closing && !c->streaming &&
-	       c->out_len < OUT_BATCH && c->in_len > 0) {
+	       c->out_len < OUT_BATCH && c->in_len > 0 && c->pass_fd < 0) {
 		if (served == SERVE_BURST) {
 			c->more = true;
 			break;
@@ -539,12 +739,21 @@ client_service(struct tep_ctl_server *s, struct client *c, uint64_t now)
 			return;
 		}
 		STAT_ADD(s, requests, 1);
+		c->served = true;
+		c->wait_since = 0;	/* the idle clock starts again */
 		run_request(s, c, &req);
 		served++;
 		memmove(c->in, c->in + flen, c->in_len - flen);
 		c->in_len -= flen;
 	}
+	if (c->pass_fd >= 0) {
+		/* the descriptor went with this flush: serve on */
+		client_flush(c);
+		if (c->pass_fd < 0 && !c->dead)
+			goto again;
+	}
 	client_flush(c);
+	client_wait_update(c, now);
 	if (c->dead || c->closing || c->streaming || !c->eof)
 		return;
 	if (c->in_len == 0) {
@@ -686,6 +895,89 @@ peer_allowed(const struct tep_ctl_server *s, int fd, const struct ucred *uc)
 	return uc->gid == s->conf.allow_gid || in_group(fd, s->conf.allow_gid);
 }
 
+static unsigned int
+uid_clients(const struct tep_ctl_server *s, uid_t uid)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < s->ncl; i++)
+		n += !s->cl[i]->dead && s->cl[i]->ctx.uid == uid;
+	return n;
+}
+
+/*
+ * Every slot is taken and root (or the server's uid) knocks: take the slot
+ * of the client that has waited longest without ever sending a complete
+ * request. Clients that work (served once) are not touched, so an
+ * administrator's stream or a batch in progress stays. false: none such.
+ */
+static bool
+evict_idle(struct tep_ctl_server *s)
+{
+	static const char msg[] = "dropped: no complete request yet, and "
+				  "the slot is needed";
+	struct client *c, *best = NULL;
+	size_t i, at = 0;
+
+	for (i = 0; i < s->ncl; i++) {
+		c = s->cl[i];
+		if (c->served || c->closing || c->dead || c->wait_since == 0)
+			continue;
+		if (best == NULL || c->wait_since < best->wait_since) {
+			best = c;
+			at = i;
+		}
+	}
+	if (best == NULL)
+		return false;
+	client_reply(s, best, TEP_CTL_REPLY_FINAL, EBUSY, msg,
+		     sizeof(msg) - 1);
+	client_flush(best);
+	client_free(s, best);
+	s->cl[at] = s->cl[--s->ncl];
+	STAT_ADD(s, evicted, 1);
+	return true;
+}
+
+/* Has the uid a slot? Refuses fd (one error reply) if not. */
+static bool
+slot_for(struct tep_ctl_server *s, int fd, uid_t uid, bool priv)
+{
+	unsigned int cap = s->conf.max_clients;
+	char msg[128];
+
+	if (!priv && s->conf.max_per_uid != TEP_CTL_NONE &&
+	    uid_clients(s, uid) >= s->conf.max_per_uid) {
+		snprintf(msg, sizeof(msg), "too many clients for uid %u "
+			 "(at most %u)", (unsigned int)uid,
+			 s->conf.max_per_uid);
+		refuse(fd, EBUSY, msg);
+		return false;
+	}
+	if (!priv)
+		cap -= s->conf.reserved;
+	if (s->ncl < cap || (priv && evict_idle(s)))
+		return true;
+	refuse(fd, EBUSY, "too many clients");
+	return false;
+}
+
+static int
+pidfd_open_peer(pid_t pid, int *err)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	*err = fd < 0 ? errno : 0;
+	return (int)fd;
+#else
+	(void)pid;
+	*err = ENOSYS;
+	return -1;
+#endif
+}
+
 static void
 accept_clients(struct tep_ctl_server *s, uint64_t now)
 {
@@ -693,6 +985,7 @@ accept_clients(struct tep_ctl_server *s, uint64_t now)
 	socklen_t len;
 	struct client *c;
 	char msg[128];
+	bool priv;
 	int fd, i;
 
 	for (i = 0; i < ACCEPT_BURST; i++) {
@@ -718,9 +1011,9 @@ accept_clients(struct tep_ctl_server *s, uint64_t now)
 			refuse(fd, EACCES, msg);
 			continue;
 		}
-		if (s->ncl >= s->conf.max_clients) {
+		priv = uc.uid == 0 || uc.uid == s->euid;
+		if (!slot_for(s, fd, uc.uid, priv)) {
 			STAT_ADD(s, refused, 1);
-			refuse(fd, EBUSY, "too many clients");
 			continue;
 		}
 		c = calloc(1, sizeof(*c));
@@ -729,6 +1022,13 @@ accept_clients(struct tep_ctl_server *s, uint64_t now)
 			continue;
 		}
 		c->fd = fd;
+		c->wait_since = now;
+		c->pass_fd = -1;
+		c->ctx.pass_fd = -1;
+		/* The peer process itself, not its number: whether it is
+		 * still the one that connected can be told later
+		 * (tep_ctl_ctx_peer_netns). */
+		c->ctx.pidfd = pidfd_open_peer(uc.pid, &c->ctx.pidfd_err);
 		c->ctx.user = s->conf.user;
 		c->ctx.origin = TEP_CTL_ORIGIN_SOCKET;
 		c->ctx.has_peer = true;
@@ -755,6 +1055,53 @@ min_wait(int wait, uint64_t at, uint64_t now)
 	return wait;
 }
 
+/*
+ * sshd's LoginGraceTime for each request: a client the server has waited
+ * on for idle_ms without getting a complete request is told so and
+ * closed. Slow senders (a byte now and then) count as idle too.
+ */
+static void
+expire_idle(struct tep_ctl_server *s, uint64_t now)
+{
+	struct client *c;
+	char msg[96];
+	size_t i;
+
+	if (s->conf.idle_ms == TEP_CTL_NONE)
+		return;
+	for (i = 0; i < s->ncl; i++) {
+		c = s->cl[i];
+		if (c->wait_since == 0 || c->dead || c->closing ||
+		    now < c->wait_since + s->conf.idle_ms)
+			continue;
+		STAT_ADD(s, timed_out, 1);
+		snprintf(msg, sizeof(msg), "idle timeout: no complete request "
+			 "in %u ms", s->conf.idle_ms);
+		client_error(s, c, ETIMEDOUT, msg);
+		client_close_after_reply(s, c, now);
+		client_flush(c);
+	}
+}
+
+static void
+reap(struct tep_ctl_server *s, uint64_t now)
+{
+	struct client *c;
+	size_t i;
+
+	for (i = 0; i < s->ncl;) {
+		c = s->cl[i];
+		if (c->closing && (c->out_len == 0 || now >= c->deadline))
+			c->dead = true;
+		if (!c->dead) {
+			i++;
+			continue;
+		}
+		client_free(s, c);
+		s->cl[i] = s->cl[--s->ncl];
+	}
+}
+
 int
 tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 {
@@ -774,6 +1121,9 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 			wait = min_wait(wait, c->next_tick, now);
 		if (c->closing)
 			wait = min_wait(wait, c->deadline, now);
+		if (c->wait_since != 0 && s->conf.idle_ms != TEP_CTL_NONE)
+			wait = min_wait(wait, c->wait_since + s->conf.idle_ms,
+					now);
 	}
 	if (s->accept_resume > now)
 		wait = min_wait(wait, s->accept_resume, now);
@@ -822,6 +1172,8 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 		client_service(s, c, now);
 	}
 
+	expire_idle(s, now);
+	reap(s, now);
 	if (s->pfd[0].revents & POLLIN)
 		accept_clients(s, now);
 
@@ -832,19 +1184,7 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 			client_service(s, c, now);
 		}
 	}
-
-	/* reap */
-	for (i = 0; i < s->ncl;) {
-		c = s->cl[i];
-		if (c->closing && (c->out_len == 0 || now >= c->deadline))
-			c->dead = true;
-		if (!c->dead) {
-			i++;
-			continue;
-		}
-		client_free(s, c);
-		s->cl[i] = s->cl[--s->ncl];
-	}
+	reap(s, now);
 	return 0;
 }
 
@@ -886,6 +1226,8 @@ tep_ctl_server_stats(const struct tep_ctl_server *s,
 {
 	st->accepted = __atomic_load_n(&s->st.accepted, __ATOMIC_RELAXED);
 	st->refused = __atomic_load_n(&s->st.refused, __ATOMIC_RELAXED);
+	st->timed_out = __atomic_load_n(&s->st.timed_out, __ATOMIC_RELAXED);
+	st->evicted = __atomic_load_n(&s->st.evicted, __ATOMIC_RELAXED);
 	st->requests = __atomic_load_n(&s->st.requests, __ATOMIC_RELAXED);
 	st->bad_requests = __atomic_load_n(&s->st.bad_requests,
 					   __ATOMIC_RELAXED);

@@ -13,9 +13,21 @@
  *   is created (0750) if missing. A socket file already there is removed
  *   only when nothing answers on it; if a server answers, start-up fails
  *   with EADDRINUSE. Anything else at the path is left alone (EEXIST).
+ * - The socket's directory, and every directory above it, must be owned
+ *   by root or the server's uid; the socket's own directory must not be
+ *   writable by group or others, the ones above only if sticky (/tmp).
+ *   Otherwise start-up fails with EPERM naming the directory, its mode
+ *   and owner: whoever can write there can replace the socket.
  * - Peers are checked with SO_PEERCRED: uid 0, the server's own uid, the
  *   allowed uid, and members of the allowed gid (primary or supplementary
  *   group) get in; others get one EACCES error reply and are closed.
+ * - No set of clients locks out root or the server's own uid (the
+ *   "privileged" uids): a client that sends no complete request within
+ *   idle_ms of connecting or of its last reply is dropped; any other uid
+ *   holds at most max_per_uid connections; the last reserved of the
+ *   max_clients slots are for privileged clients only; and when even
+ *   those are taken, a privileged newcomer takes the slot of the client
+ *   that has waited longest without ever sending a complete request.
  * - A client's requests run one at a time, in order; the next is read
  *   when the previous reply has been written to the socket (or queued, for
  *   a stream). Malformed or oversized requests get one error reply and the
@@ -44,6 +56,11 @@ extern "C" {
 #define TEP_CTL_DEFAULT_CLIENTS	64
 #define TEP_CTL_DEFAULT_OUT_CAP	(1u << 20)
 #define TEP_CTL_DEFAULT_LINGER	1000	/* ms */
+#define TEP_CTL_DEFAULT_IDLE	5000	/* ms: sshd's LoginGraceTime, scaled */
+#define TEP_CTL_DEFAULT_PER_UID	8
+#define TEP_CTL_DEFAULT_RESERVED 4
+/* idle_ms, max_per_uid, reserved: no timeout, no limit, none */
+#define TEP_CTL_NONE		(~0u)
 
 struct tep_ctl_server_conf {
 	const char *path;		/* NULL: TEP_CTL_DEFAULT_SOCKET */
@@ -62,6 +79,13 @@ struct tep_ctl_server_conf {
 	gid_t allow_gid;
 	mode_t mode;			/* 0: TEP_CTL_DEFAULT_MODE */
 	unsigned int max_clients;	/* 0: TEP_CTL_DEFAULT_CLIENTS */
+	/* Drop a client that sends no complete request for this long. */
+	unsigned int idle_ms;		/* 0: TEP_CTL_DEFAULT_IDLE */
+	/* Connections per uid, root and the server's uid excepted. */
+	unsigned int max_per_uid;	/* 0: TEP_CTL_DEFAULT_PER_UID */
+	/* Of max_clients, slots only root and the server's uid may take
+	 * (at most max_clients - 1). */
+	unsigned int reserved;		/* 0: TEP_CTL_DEFAULT_RESERVED */
 	size_t out_cap;			/* 0: TEP_CTL_DEFAULT_OUT_CAP */
 	/* How long a client being closed may take to read its last reply. */
 	unsigned int linger_ms;		/* 0: TEP_CTL_DEFAULT_LINGER */
@@ -70,6 +94,8 @@ struct tep_ctl_server_conf {
 struct tep_ctl_server_stats {
 	uint64_t accepted;	/* connections accepted (refused ones too) */
 	uint64_t refused;	/* peer not allowed, or too many clients */
+	uint64_t timed_out;	/* no complete request within idle_ms */
+	uint64_t evicted;	/* idle, made room for a privileged client */
 	uint64_t requests;	/* requests dispatched */
 	uint64_t bad_requests;	/* malformed or oversized requests */
 	uint64_t dropped;	/* clients dropped for not reading */

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 #include <rte_rib.h>
 #include <rte_rib6.h>
 
@@ -57,6 +59,17 @@ tep_rib_init(struct tep_rib *r, const struct tep_rib_conf *conf,
 		.socket_id = conf->socket_id,
 	};
 
+	/* What rte_fib*_create() would refuse, refused here: later failures
+	 * are then for memory (vrf_fib_fail). 2-byte next hops hold group
+	 * numbers up to 32767. */
+	if (conf->max_routes4 == 0 || conf->max_routes6 == 0 ||
+	    conf->max_routes4 > INT32_MAX || conf->max_routes6 > INT32_MAX ||
+	    conf->tbl8_4 == 0 || conf->tbl8_4 > 32767 ||
+	    conf->tbl8_6 == 0 || conf->tbl8_6 > 32767)
+		return fail(err, errlen, EINVAL, "FIB sizes out of range: "
+			    "routes %u/%u (1 to %d), tbl8 groups %u/%u (1 to "
+			    "32767)", conf->max_routes4, conf->max_routes6,
+			    INT32_MAX, conf->tbl8_4, conf->tbl8_6);
 	memset(r, 0, sizeof(*r));
 	r->conf = *conf;
 	r->rcu = rcu;
@@ -66,6 +79,16 @@ tep_rib_init(struct tep_rib *r, const struct tep_rib_conf *conf,
 		return fail(err, errlen, ENOMEM, "next-hop index: %s",
 			    rte_strerror(rte_errno));
 	return tep_vrf_add(r, "default", 0, err, errlen);
+}
+
+static size_t
+heap_used(int socket_id)
+{
+	struct rte_malloc_socket_stats st;
+
+	if (rte_malloc_get_socket_stats(socket_id, &st) != 0)
+		return 0;
+	return st.heap_allocsz_bytes;
 }
 
 void
@@ -113,6 +136,64 @@ fib6_create(struct tep_rib *r)
 	return rte_fib6_create(fname, r->conf.socket_id, &c6);
 }
 
+/*
+ * What one VRF's two FIBs take from the DPDK heap, as rte_fib and rte_fib6
+ * (22.11) allocate it with our configuration (2-byte next hops):
+ * - DIR24_8: tbl24, 2^24 next hops; tbl8, 256 per group plus one spare
+ *   group; a bitmap of the groups;
+ * - TRIE: its own tbl24 and tbl8 the same way, and a 4-byte pool entry
+ *   per group;
+ * - each RIB: a mempool of max_routes nodes, 40 bytes (IPv4) and 56
+ *   (IPv6) in 22.11's rte_rib.c/rte_rib6.c, cache-aligned by the pool.
+ * A lower bound: 22.11 takes about 30% more (measured: 121 MiB for 93
+ * here with the defaults); vrf_fib_fail() prefers what the default VRF's
+ * FIBs were seen to take.
+ */
+static uint64_t
+vrf_fib_bytes(const struct tep_rib_conf *c)
+{
+	struct rte_mempool_objsz sz;
+	const uint64_t nh = 2, tbl24 = (1ull << 24) * nh;
+	uint64_t b;
+
+	b = tbl24 + (c->tbl8_4 + 1ull) * 256 * nh + (c->tbl8_4 + 63ull) / 8;
+	b += tbl24 + (c->tbl8_6 + 1ull) * 256 * nh + c->tbl8_6 * 4ull;
+	b += (uint64_t)c->max_routes4 * rte_mempool_calc_obj_size(40, 0, &sz);
+	b += (uint64_t)c->max_routes6 * rte_mempool_calc_obj_size(56, 0, &sz);
+	return b;
+}
+
+/*
+ * rte_fib*_create() failed. Its rte_errno does not say why reliably: a
+ * RIB mempool that cannot be populated leaves ENOENT, a trie table that
+ * does not fit comes back as EINVAL (the cleanup overwrites the ENOMEM),
+ * and the heap may look big enough afterwards, once the IPv4 FIB made
+ * before is freed. With the configuration checked at tep_rib_init()
+ * (2-byte next hops, tbl8 groups in range, unique names) what is left
+ * to fail is memory; only a name clash (EEXIST) is told apart.
+ */
+static int
+vrf_fib_fail(const struct tep_rib *r, const char *name, int e, char *err,
+	     size_t errlen)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t need = r->vrf_bytes != 0 ? r->vrf_bytes :
+			vrf_fib_bytes(&r->conf);
+
+	if (e == EEXIST)
+		return fail(err, errlen, EEXIST, "vrf \"%s\": cannot create "
+			    "its FIBs: %s", name, rte_strerror(e));
+	memset(&st, 0, sizeof(st));
+	rte_malloc_get_socket_stats(r->conf.socket_id, &st);
+	return fail(err, errlen, ENOMEM,
+		    "out of hugepage memory for VRF %s's FIB: %s%" PRIu64
+		    " MiB needed, %zu MiB free (largest block %zu MiB); give "
+		    "the EAL more (-m, --socket-mem) or tepd fewer routes "
+		    "per VRF (-r)", name, r->vrf_bytes != 0 ? "" : "at least ",
+		    (need + (1u << 20) - 1) >> 20,
+		    st.heap_freesz_bytes >> 20, st.greatest_free_size >> 20);
+}
+
 int
 tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	    char *err, size_t errlen)
@@ -121,6 +202,7 @@ tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	char fname[32];
 	struct tep_vrf *v;
 	int i, slot = -1;
+	size_t used;
 
 	if (name[0] == '\0' || strlen(name) >= TEP_VRF_NAME_MAX)
 		return fail(err, errlen, EINVAL,
@@ -155,19 +237,21 @@ tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
 	c4.dir24_8.num_tbl8 = r->conf.tbl8_4;
 	snprintf(fname, sizeof(fname), "tep4_%u", r->fib_seq);
+	used = heap_used(r->conf.socket_id);
 	v->fib4 = rte_fib_create(fname, r->conf.socket_id, &c4);
 	v->fib6 = fib6_create(r);
 	r->fib_seq++;
+	/* the first VRF (default) tells what the next ones will need */
+	if (r->vrf_bytes == 0 && v->fib4 != NULL && v->fib6 != NULL &&
+	    used != 0 && heap_used(r->conf.socket_id) > used)
+		r->vrf_bytes = heap_used(r->conf.socket_id) - used;
 	if (v->fib4 == NULL || v->fib6 == NULL) {
 		int e = rte_errno;
 
 		rte_fib_free(v->fib4);
 		rte_fib6_free(v->fib6);
 		rte_free(v);
-		return fail(err, errlen, ENOMEM,
-			    "vrf \"%s\": cannot create its FIBs (%s): "
-			    "more hugepage memory (-m) needed?", name,
-			    rte_strerror(e));
+		return vrf_fib_fail(r, name, e, err, errlen);
 	}
 	__atomic_store_n(&r->vrf[slot], v, __ATOMIC_RELEASE);
 	return 0;

@@ -77,6 +77,7 @@ struct tep_rib {
 	struct rte_rcu_qsbr *rcu;
 	struct tep_rib_conf conf;
 	uint32_t fib_seq;			/* unique rte_fib names */
+	size_t vrf_bytes;	/* heap one VRF's FIBs took (the default's) */
 };
 
 /* Errors: 0, or a positive errno with a one-line message in err. */

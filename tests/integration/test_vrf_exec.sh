@@ -11,6 +11,9 @@
 # borrowed from the l3mdev cgroup RFC: the VRF must exist, the default VRF
 # needs no exec, a task's VRF cannot change, a VRF with tasks inside
 # cannot be deleted, and the kernel side comes and goes with the VRF.
+# The protocol: tepd takes the caller's VRF from its pid, not from the
+# request, and passes the namespace as a descriptor; tepctl trusts one
+# only from a server that is root or itself.
 #
 #   tenR --- [acc0 vrf red ] [host port: netns ...-red ]   +-- peerR vni 100
 #                            tepd [und] ------------ br0 --+
@@ -115,6 +118,71 @@ refused "address on a host port" "host port" \
 refused "rebinding a host port" "host port" \
 	ctl port bind net_tap_vrf_red vrf blue
 refused "no command" "usage: vrf exec" "$TEPCTL" -s "$WORK/tepd.sock" vrf exec red --
+
+# ---- what tepd is told and what it sends -------------------------------------
+# tepd finds the caller's VRF from its pid (SO_PEERCRED), whatever the
+# request says, and sends the namespace as a descriptor with the reply
+# (SCM_RIGHTS), never as a number to open under /proc (a number can name
+# another file by the time it is opened). Raw requests, not tepctl.
+fdwire() { $PY "$HERE/ctl_fdwire.py" "$WORK/tepd.sock" "$@"; }
+# wire_check WHAT FILE STATUS FDS-INO BODY-OR-"": the reply in FILE
+wire_check() {
+	if $PY -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ino = [f["ino"] for f in d["fds"]]
+want_ino = [int(sys.argv[3])] if sys.argv[3] else []
+ok = d["status"] == int(sys.argv[2]) and ino == want_ino and sys.argv[4] in (d["body"] or "")
+sys.exit(0 if ok else 1)' "$2" "$3" "$4" "$5"; then
+		ok "$1: $(cat "$2")"
+	else
+		fail "$1: $(cat "$2")"
+	fi
+}
+RED_INO=$(vexec red stat -L -c %i /proc/self/ns/net)
+HOST_NS=$(stat -L -c %d:%i /proc/self/ns/net)
+fdwire vrf exec red >"$WORK/w1"
+wire_check "vrf exec red: red's namespace comes as a descriptor" \
+	"$WORK/w1" 0 "$RED_INO" "$NSR"
+if grep -q "\"body\": \"$NSR\\\\n\"" "$WORK/w1"; then
+	ok "the reply's body is the namespace's name only, no descriptor number"
+else
+	fail "reply body: $(cat "$WORK/w1")"
+fi
+vexec red $PY "$HERE/ctl_fdwire.py" "$WORK/tepd.sock" vrf exec blue >"$WORK/w2"
+wire_check "raw vrf exec blue from inside red is refused" \
+	"$WORK/w2" 1 "" "is in vrf \"red\" already"
+# the request of the old protocol, lying about the caller's namespace
+vexec red $PY "$HERE/ctl_fdwire.py" "$WORK/tepd.sock" vrf exec blue netns "$HOST_NS" \
+	>"$WORK/w3"
+if $PY -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["status"] != 0 and not d["fds"] else 1)' "$WORK/w3"; then
+	ok "a task in red claiming the host's namespace gets nothing: $(cat "$WORK/w3")"
+else
+	fail "a task in red claiming the host's namespace: $(cat "$WORK/w3")"
+fi
+
+# tepctl enters a namespace only from a server that is root or itself: a
+# socket some other uid listens on (here uid 65534, handing out blue's
+# peer namespace the way tepd used to, as a number, and as a descriptor)
+# is not trusted, and the command does not run.
+FAKE=$(mktemp -d /tmp/tepd-fake.XXXXXX)
+chmod 0777 "$FAKE"
+$PY "$HERE/ctl_fdwire.py" --fake-server "$FAKE/s.sock" "/run/netns/$PB" 65534 8 \
+	>"$WORK/fake.out" 2>&1 &
+fake=$!
+for _ in $(seq 50); do [ -S "$FAKE/s.sock" ] && break; sleep 0.1; done
+rc=0
+"$TEPCTL" -s "$FAKE/s.sock" vrf exec red -- touch "$WORK/fake-ran" >"$WORK/out" 2>&1 || rc=$?
+kill "$fake" 2>/dev/null || true
+wait "$fake" 2>/dev/null || true
+rm -rf "$FAKE"
+if [ "$rc" -ne 0 ] && [ ! -e "$WORK/fake-ran" ] &&
+   grep -q "runs as uid 65534, neither root nor you" "$WORK/out"; then
+	ok "refused: a namespace from a uid-65534 server ($(head -n 1 "$WORK/out"))"
+else
+	fail "namespace from a uid-65534 server: rc $rc, ran: $([ -e "$WORK/fake-ran" ] && echo yes || echo no): $(cat "$WORK/out")"
+fi
 
 ctl vrf add green
 NSG=/run/netns/$(basename "$NSR" | sed 's/-red$/-green/')

@@ -118,6 +118,44 @@ whoami_fn(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	return 0;
 }
 
+/* fd: pass pass_pipe[0] with the reply; fd fail: pass it, then fail. */
+static int pass_pipe[2] = { -1, -1 };
+
+static int
+fd_fn(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *out,
+      struct tep_err *err)
+{
+	int rc = tep_ctl_reply_fd(ctx, pass_pipe[0]);
+
+	(void)argv;
+	if (rc != 0)
+		return tep_err_set(err, rc, "cannot pass it");
+	/* a second one for the same reply is refused */
+	if (tep_ctl_reply_fd(ctx, pass_pipe[0]) != EBUSY)
+		return tep_err_set(err, EIO, "passed twice");
+	if (argc > 0)
+		return tep_err_set(err, EPERM, "changed my mind");
+	tep_out_text(out, "here\n");
+	return 0;
+}
+
+/* netns: "DEV:INO" of the peer's network namespace, as tepd sees it */
+static int
+netns_fn(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *out,
+	 struct tep_err *err)
+{
+	uint64_t dev, ino;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	rc = tep_ctl_ctx_peer_netns(ctx, &dev, &ino);
+	if (rc != 0)
+		return tep_err_set(err, rc, "peer netns: %s", strerror(rc));
+	tep_out_text(out, "%" PRIu64 ":%" PRIu64 "\n", dev, ino);
+	return 0;
+}
+
 struct tick_arg {
 	int n;
 	int count;		/* 0: forever */
@@ -252,6 +290,9 @@ static const struct tep_ctl_cmd cmds[] = {
 	  .min_args = 1, .max_args = 1, .fn = big_fn },
 	{ .keywords = "nul", .help = "a NUL in the reply", .fn = nul_fn },
 	{ .keywords = "whoami", .help = "peer uid", .fn = whoami_fn },
+	{ .keywords = "fd", .usage = "[fail]", .help = "pass a descriptor",
+	  .max_args = 1, .fn = fd_fn },
+	{ .keywords = "netns", .help = "peer's netns", .fn = netns_fn },
 	{ .keywords = "tick", .usage = "[COUNT [PAD [MS]]]",
 	  .help = "a stream", .max_args = 3, .flags = TEP_CTL_CMD_STREAM,
 	  .fn = tick_cmd },
@@ -1194,6 +1235,465 @@ test_peer_credentials(void **state)
 	srv_stop(&v);
 }
 
+/* ---- who gets a slot: idle timeout, per-uid limit, reserved slots -------- */
+
+/* A client that sends no complete request is told so and closed after
+ * idle_ms; so is one that trickles a request byte by byte, and one that
+ * goes quiet after a reply. */
+static void
+test_idle_timeout(void **state)
+{
+	static const char want[] = "idle timeout: no complete request in "
+				   "300 ms";
+	struct tep_ctl_server_conf conf;
+	char *e[] = { "echo", "hi", NULL };
+	uint8_t req[64];
+	uint64_t t0, dt;
+	struct srv v;
+	size_t len, i;
+	int fd;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	memset(&conf, 0, sizeof(conf));
+	conf.idle_ms = 300;
+	srv_start(&v, &conf);
+
+	/* silent */
+	t0 = now_ms();
+	fd = cli_connect(v.path);
+	assert_true(fd >= 0);
+	expect(fd, TEP_CTL_REPLY_FINAL, ETIMEDOUT, want);
+	dt = now_ms() - t0;
+	assert_eof(fd);
+	close(fd);
+	if (dt < 250 || dt > 2000)
+		fail_msg("silent client dropped after %" PRIu64 " ms", dt);
+
+	/* a byte every 50 ms: still no complete request at 300 ms */
+	assert_int_equal(tep_ctl_req_encode(req, sizeof(req), 0, 2, e, &len),
+			 TEP_CTL_PERR_OK);
+	fd = cli_connect(v.path);
+	assert_true(fd >= 0);
+	for (i = 0; i + 1 < len && i < 8; i++) {
+		cli_send_raw(fd, req + i, 1);
+		usleep(50000);
+	}
+	expect(fd, TEP_CTL_REPLY_FINAL, ETIMEDOUT, want);
+	close(fd);
+
+	/* served, then quiet: the clock restarts at the reply */
+	fd = cli_connect(v.path);
+	assert_true(fd >= 0);
+	usleep(200000);
+	cli_send_argv(fd, 0, 2, e);
+	expect(fd, TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	usleep(200000);
+	cli_send_argv(fd, 0, 2, e);
+	expect(fd, TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	t0 = now_ms();
+	expect(fd, TEP_CTL_REPLY_FINAL, ETIMEDOUT, want);
+	assert_true(now_ms() - t0 >= 250);
+	close(fd);
+	assert_int_equal(stats(&v).timed_out, 3);
+	srv_stop(&v);
+}
+
+/* Receive into buf (up to len) and the one descriptor that came with
+ * it (-1 if none; more than one fails the test). */
+static int
+recv_fd(int sock, void *buf, size_t len)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(4 * sizeof(int))];
+	} cm;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cm.b,
+		.msg_controllen = sizeof(cm.b),
+	};
+	struct cmsghdr *ch;
+	int fd = -1;
+
+	assert_true(recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) > 0);
+	assert_false(mh.msg_flags & MSG_CTRUNC);
+	for (ch = CMSG_FIRSTHDR(&mh); ch != NULL; ch = CMSG_NXTHDR(&mh, ch)) {
+		if (ch->cmsg_level != SOL_SOCKET ||
+		    ch->cmsg_type != SCM_RIGHTS)
+			continue;
+		assert_int_equal(ch->cmsg_len, CMSG_LEN(sizeof(int)));
+		assert_int_equal(fd, -1);
+		memcpy(&fd, CMSG_DATA(ch), sizeof(int));
+	}
+	return fd;
+}
+
+/*
+ * A connection made as uid as (in a forked child, which hands the socket
+ * back over a socketpair and exits): SO_PEERCRED holds the connecting
+ * process's credentials, so the parent can then use it as that uid's
+ * client. as (uid_t)-1: the child keeps our uid.
+ */
+static int
+connect_as(const char *path, uid_t as)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *ch;
+	int sp[2], fd = -1, st;
+	char c = 0;
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sp[0]);
+		/* gid 0 kept: the server's directory is root:root 0750 */
+		if (as != (uid_t)-1 && setuid(as) != 0)
+			_exit(10);
+		fd = cli_connect(path);
+		if (fd < 0)
+			_exit(11);
+		memset(&mh, 0, sizeof(mh));
+		memset(&cm, 0, sizeof(cm));
+		iov.iov_base = &c;
+		iov.iov_len = 1;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cm.b;
+		mh.msg_controllen = sizeof(cm.b);
+		ch = CMSG_FIRSTHDR(&mh);
+		ch->cmsg_level = SOL_SOCKET;
+		ch->cmsg_type = SCM_RIGHTS;
+		ch->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(ch), &fd, sizeof(int));
+		_exit(sendmsg(sp[1], &mh, 0) == 1 ? 0 : 12);
+	}
+	close(sp[1]);
+	fd = recv_fd(sp[0], &c, 1);
+	close(sp[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return fd;
+}
+
+static void
+test_uid_limit_and_reserved(void **state)
+{
+	struct tep_ctl_server_conf conf;
+	char *e[] = { "echo", "hi", NULL };
+	int nb[4], root[3], i;
+	struct srv v;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: per-uid and reserved slot tests "
+			      "skipped\n");
+		skip();
+	}
+	memset(&v, 0, sizeof(v));
+	memset(&conf, 0, sizeof(conf));
+	conf.allow_uid_set = true;
+	conf.allow_uid = NOBODY;
+	conf.max_clients = 5;
+	conf.reserved = 2;
+	conf.max_per_uid = 2;
+	conf.idle_ms = TEP_CTL_NONE;	/* they hold their slots */
+	srv_start(&v, &conf);
+	/* uid 65534: two, then refused whatever is free */
+	for (i = 0; i < 3; i++)
+		nb[i] = connect_as(v.path, NOBODY);
+	for (i = 0; i < 2; i++) {
+		cli_send_argv(nb[i], 0, 2, e);
+		expect(nb[i], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	}
+	expect(nb[2], TEP_CTL_REPLY_FINAL, EBUSY,
+	       "too many clients for uid 65534 (at most 2)");
+	close(nb[2]);
+	/* root takes the third unreserved slot, then the two reserved */
+	for (i = 0; i < 3; i++) {
+		root[i] = cli_connect(v.path);
+		assert_true(root[i] >= 0);
+		cli_send_argv(root[i], 0, 2, e);
+		expect(root[i], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	}
+	/* full; 65534 is refused by the count, root by the size */
+	nb[3] = connect_as(v.path, NOBODY);
+	expect(nb[3], TEP_CTL_REPLY_FINAL, EBUSY,
+	       "too many clients for uid 65534 (at most 2)");
+	close(nb[3]);
+	i = cli_connect(v.path);
+	assert_true(i >= 0);
+	expect(i, TEP_CTL_REPLY_FINAL, EBUSY, "too many clients");
+	close(i);
+	/* root leaves two, 65534 one: 2 of 5 slots taken */
+	close(root[1]);
+	close(root[2]);
+	close(nb[1]);
+	usleep(100000);
+	root[1] = cli_connect(v.path);
+	cli_send_argv(root[1], 0, 2, e);
+	expect(root[1], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	/* 3 taken: 65534 is under its own limit, but the 2 left are
+	 * reserved */
+	nb[1] = connect_as(v.path, NOBODY);
+	expect(nb[1], TEP_CTL_REPLY_FINAL, EBUSY, "too many clients");
+	close(nb[1]);
+	root[2] = cli_connect(v.path);
+	cli_send_argv(root[2], 0, 2, e);
+	expect(root[2], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	nb[1] = cli_connect(v.path);
+	cli_send_argv(nb[1], 0, 2, e);
+	expect(nb[1], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	assert_int_equal(stats(&v).clients, 5);
+	for (i = 0; i < 2; i++)
+		close(nb[i]);
+	for (i = 0; i < 3; i++)
+		close(root[i]);
+	srv_stop(&v);
+}
+
+/* Unprivileged clients fill every unreserved slot without a request;
+ * root fills the reserved ones the same way; root still gets in, in the
+ * place of the client that waited longest; a client that has been
+ * served is never the one dropped. */
+static void
+test_evict_idle(void **state)
+{
+	struct tep_ctl_server_conf conf;
+	char *e[] = { "echo", "hi", NULL };
+	int c[3], fd;
+	struct srv v;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	memset(&conf, 0, sizeof(conf));
+	conf.max_clients = 3;
+	conf.idle_ms = TEP_CTL_NONE;
+	srv_start(&v, &conf);
+	c[0] = cli_connect(v.path);
+	cli_send_argv(c[0], 0, 2, e);
+	expect(c[0], TEP_CTL_REPLY_FINAL, 0, "hi\n");	/* served */
+	c[1] = cli_connect(v.path);			/* idle, oldest */
+	usleep(20000);
+	c[2] = cli_connect(v.path);			/* idle */
+	assert_true(c[0] >= 0 && c[1] >= 0 && c[2] >= 0);
+	usleep(50000);
+	fd = cli_connect(v.path);
+	assert_true(fd >= 0);
+	cli_send_argv(fd, 0, 2, e);
+	expect(fd, TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	expect(c[1], TEP_CTL_REPLY_FINAL, EBUSY,
+	       "dropped: no complete request yet, and the slot is needed");
+	assert_eof(c[1]);
+	close(c[1]);
+	assert_int_equal(stats(&v).evicted, 1);
+	/* c[2] goes next; then only served clients are left: refused */
+	c[1] = cli_connect(v.path);
+	cli_send_argv(c[1], 0, 2, e);
+	expect(c[1], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	expect(c[2], TEP_CTL_REPLY_FINAL, EBUSY,
+	       "dropped: no complete request yet, and the slot is needed");
+	close(c[2]);
+	c[2] = cli_connect(v.path);
+	expect(c[2], TEP_CTL_REPLY_FINAL, EBUSY, "too many clients");
+	close(c[2]);
+	cli_send_argv(c[0], 0, 2, e);
+	expect(c[0], TEP_CTL_REPLY_FINAL, 0, "hi\n");
+	close(c[0]);
+	close(c[1]);
+	close(fd);
+	srv_stop(&v);
+}
+
+/* ---- descriptors with replies, the peer's namespace ---------------------- */
+
+/* A descriptor handed to tep_ctl_reply_fd() arrives with the reply, once,
+ * and is the same open file; none comes with a failed command's reply. */
+static void
+test_pass_fd(void **state)
+{
+	uint8_t buf[512];
+	char *a_fd[] = { "fd", NULL };
+	char *a_fail[] = { "fd", "fail", NULL };
+	char *a_echo[] = { "echo", "x", NULL };
+	struct stat want, got;
+	size_t len, off = 0;
+	int sock, fd, n = 0;
+	struct rep r;
+
+	(void)state;
+	assert_int_equal(pipe(pass_pipe), 0);
+	assert_int_equal(fstat(pass_pipe[0], &want), 0);
+	/* echo, fd, fd fail, echo: pipelined in one write */
+	assert_int_equal(tep_ctl_req_encode(buf, sizeof(buf), 0, 2, a_echo,
+					    &len), 0);
+	off += len;
+	assert_int_equal(tep_ctl_req_encode(buf + off, sizeof(buf) - off, 0,
+					    1, a_fd, &len), 0);
+	off += len;
+	assert_int_equal(tep_ctl_req_encode(buf + off, sizeof(buf) - off, 0,
+					    2, a_fail, &len), 0);
+	off += len;
+	assert_int_equal(tep_ctl_req_encode(buf + off, sizeof(buf) - off, 0,
+					    2, a_echo, &len), 0);
+	off += len;
+	sock = cli_connect(main_srv.path);
+	assert_true(sock >= 0);
+	cli_send_raw(sock, buf, off);
+	/* byte by byte, so each descriptor is seen with the byte it came
+	 * with: the first byte of the second reply */
+	fd = -1;
+	for (;;) {
+		uint8_t c;
+		int k = recv_fd(sock, &c, 1);
+
+		n++;
+		if (k >= 0) {
+			assert_int_equal(fd, -1);
+			fd = k;
+			/* reply 1 is echo's: 4 + 6 + "x\n" = 12 bytes */
+			assert_int_equal(n, 13);
+		}
+		/* 4 replies: 12 + (10 + 5) + (10 + 15) + 12 bytes */
+		if (n == 12 + 15 + 25 + 12)
+			break;
+	}
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &got), 0);
+	assert_int_equal(got.st_dev, want.st_dev);
+	assert_int_equal(got.st_ino, want.st_ino);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	/* nothing more, and the connection still works */
+	cli_send_argv(sock, 0, 2, a_echo);
+	assert_int_equal(cli_read(sock, &r), 1);
+	assert_int_equal(r.status, 0);
+	rep_free(&r);
+	close(sock);
+	close(pass_pipe[0]);
+	close(pass_pipe[1]);
+	pass_pipe[0] = pass_pipe[1] = -1;
+}
+
+/* The peer's namespace is read from /proc/PID/ns/net, PID from
+ * SO_PEERCRED; a peer that has exited is not looked up by its PID. */
+static void
+test_peer_netns(void **state)
+{
+	char *a[] = { "netns", NULL };
+	char want[64];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_int_equal(stat("/proc/self/ns/net", &st), 0);
+	snprintf(want, sizeof(want), "%llu:%llu\n",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	cmd_expect(main_srv.path, 0, 0, want, "netns", NULL);
+
+	/* the process that connected has exited; we hold its socket */
+	fd = connect_as(main_srv.path, (uid_t)-1);
+	assert_true(fd >= 0);
+	cli_send_argv(fd, 0, 1, a);
+	expect(fd, TEP_CTL_REPLY_FINAL, ESRCH,
+	       "peer netns: No such process");
+	close(fd);
+}
+
+/* ---- the socket's directory ---------------------------------------------- */
+
+static void
+dir_refused(const char *dir, const char *sub, const char *want_part)
+{
+	struct tep_ctl_server_conf conf;
+	struct tep_err err;
+	char path[200];
+
+	memset(&conf, 0, sizeof(conf));
+	snprintf(path, sizeof(path), "%s%s/tepd.sock", dir, sub);
+	conf.path = path;
+	conf.table = main_srv.t;
+	assert_null(tep_ctl_server_new(&conf, &err));
+	assert_int_equal(err.code, EPERM);
+	if (strstr(err.msg, want_part) == NULL)
+		fail_msg("%s: got \"%s\", want \"%s\"", path, err.msg,
+			 want_part);
+}
+
+static void
+test_socket_dir_checked(void **state)
+{
+	struct tep_ctl_server_conf conf;
+	struct tep_ctl_server *s;
+	struct tep_err err;
+	char dir[64], sub[128], path[200], want[256], link[160];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/tep-ctl-dir.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+
+	/* writable by others: refused, whatever the sticky bit */
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(want, sizeof(want), "unsafe control socket directory %s: "
+		 "mode 0777, owner uid %u: it must not be writable by group "
+		 "or others", dir, (unsigned int)geteuid());
+	dir_refused(dir, "", want);
+	assert_int_equal(chmod(dir, 01777), 0);
+	dir_refused(dir, "", "mode 1777");
+	assert_int_equal(chmod(dir, 0770), 0);
+	dir_refused(dir, "", "mode 0770");
+
+	/* above the socket's directory, sticky is fine and plain is not */
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(chmod(dir, 01777), 0);
+	memset(&conf, 0, sizeof(conf));
+	snprintf(path, sizeof(path), "%s/tepd.sock", sub);
+	conf.path = path;
+	conf.table = main_srv.t;
+	s = tep_ctl_server_new(&conf, &err);
+	if (s == NULL)
+		fail_msg("under a sticky directory: %s", err.msg);
+	tep_ctl_server_free(s);
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(want, sizeof(want), "unsafe control socket directory %s: "
+		 "mode 0777, owner uid %u: it must not be writable by group "
+		 "or others (unless sticky, like /tmp)", dir,
+		 (unsigned int)geteuid());
+	dir_refused(dir, "/run", want);
+	assert_int_equal(chmod(dir, 0755), 0);
+
+	if (geteuid() == 0) {
+		/* owned by someone else */
+		assert_int_equal(chown(sub, NOBODY, NOBODY), 0);
+		snprintf(want, sizeof(want), "unsafe control socket directory "
+			 "%s: mode 0700, owner uid 65534: it must be owned by "
+			 "root or by tepd's uid 0", sub);
+		dir_refused(dir, "/run", want);
+		assert_int_equal(chown(sub, 0, 0), 0);
+		/* a symbolic link its owner could turn elsewhere */
+		snprintf(link, sizeof(link), "%s/link", dir);
+		assert_int_equal(symlink(sub, link), 0);
+		assert_int_equal(lchown(link, NOBODY, NOBODY), 0);
+		snprintf(want, sizeof(want), "unsafe control socket path: %s "
+			 "is a symbolic link owned by uid 65534, not by root "
+			 "or tepd's uid 0", link);
+		dir_refused(dir, "/link", want);
+		assert_int_equal(unlink(link), 0);
+	}
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* ---- the tepctl binary --------------------------------------------------- */
 
 struct run {
@@ -1444,6 +1944,12 @@ main(void)
 		cmocka_unit_test(test_stale_and_foreign_files),
 		cmocka_unit_test(test_too_many_clients),
 		cmocka_unit_test(test_peer_credentials),
+		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_uid_limit_and_reserved),
+		cmocka_unit_test(test_evict_idle),
+		cmocka_unit_test(test_pass_fd),
+		cmocka_unit_test(test_peer_netns),
+		cmocka_unit_test(test_socket_dir_checked),
 		cmocka_unit_test(test_tepctl),
 		cmocka_unit_test(test_tepctl_interrupt),
 	};

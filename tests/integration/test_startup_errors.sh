@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# What stops tepd at start, or refuses a VRF, must say what and why:
+# - a --vdev whose probe fails (an af_packet port on an interface that
+#   does not exist): tepd exits 1 naming it, instead of running without
+#   that port;
+# - VRFs added until the DPDK heap (--no-huge -m 512) cannot hold the next
+#   one's FIBs: "out of hugepage memory for VRF NAME's FIB: N MiB needed",
+#   from tepctl and from a configuration file, not "Invalid argument".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DP=$(ns_add dp)
+: >"$WORK/empty.conf"
+
+# run_tepd NAME CONF EAL-ARGS...: start tepd, wait up to 10 s for it to
+# exit; its status in RC (or "running", then it is stopped), log in
+# $WORK/NAME.log
+run_tepd() {
+	local name=$1 conf=$2 pid; shift 2
+	ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
+		--file-prefix "tep${TAG}$name" "$@" -- \
+		-s "$WORK/$name.sock" -f "$conf" >"$WORK/$name.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	RC=0
+	if kill -0 "$pid" 2>/dev/null; then
+		RC=running
+		kill "$pid"
+		wait "$pid" 2>/dev/null || true
+	else
+		wait "$pid" || RC=$?
+	fi
+}
+
+# ---- a --vdev that fails to probe ------------------------------------------
+run_tepd vdev "$WORK/empty.conf" --vdev=net_null0 \
+	--vdev="net_af_packet9,iface=nosuch$TAG"
+want="tepd: --vdev net_af_packet9,iface=nosuch$TAG: probe failed: the driver could not set it up (see the EAL and PMD messages above)"
+if [ "$RC" = 1 ] && grep -qxF "$want" "$WORK/vdev.log"; then
+	ok "a --vdev that fails to probe stops tepd: $(tail -n 1 "$WORK/vdev.log")"
+else
+	fail "--vdev that fails to probe: exit $RC: $(tail -n 3 "$WORK/vdev.log")"
+fi
+
+# ---- VRFs until the heap is full ---------------------------------------------
+# -m 512 rather than lib.sh's 1024: full after a few VRFs
+ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
+	--file-prefix "tep${TAG}mem" --vdev=net_null0 -- \
+	-s "$WORK/mem2.sock" -f "$WORK/empty.conf" >"$WORK/tepd-mem.log" 2>&1 &
+TEPD_PIDS+=($!)
+for _ in $(seq 100); do
+	"$TEPCTL" -s "$WORK/mem2.sock" vrf list >/dev/null 2>&1 && break
+	sleep 0.1
+done
+added=0 last=
+for i in $(seq 1 20); do
+	if ! "$TEPCTL" -s "$WORK/mem2.sock" vrf add "v$i" 2>"$WORK/vrf.err"; then
+		last=v$i
+		break
+	fi
+	added=$i
+done
+msg=$(cat "$WORK/vrf.err")
+if [ -n "$last" ] && [ "$added" -ge 1 ] &&
+   grep -Eq "^tepctl: out of hugepage memory for VRF $last's FIB: [0-9]+ MiB needed, [0-9]+ MiB free" <<<"$msg"; then
+	ok "$added VRFs added, then: $msg"
+else
+	fail "VRFs until the heap is full: $added added, last '$last': $msg"
+fi
+"$TEPCTL" -s "$WORK/mem2.sock" vrf list | grep -q "^v1 " &&
+	ok "the VRFs that fit are still there" || fail "vrf list after the failure"
+
+# the same from a configuration file: tepd stops at that line
+for i in $(seq 1 20); do echo "vrf add v$i"; done >"$WORK/vrfs.conf"
+run_tepd conf "$WORK/vrfs.conf" --vdev=net_null0
+if [ "$RC" = 1 ] &&
+   grep -Eq "^tepd: $WORK/vrfs.conf:[0-9]+: out of hugepage memory for VRF v[0-9]+'s FIB: [0-9]+ MiB needed" "$WORK/conf.log"; then
+	ok "from a config file: $(grep '^tepd:' "$WORK/conf.log" | tail -n 1)"
+else
+	fail "VRFs from a config file: exit $RC: $(tail -n 3 "$WORK/conf.log")"
+fi
+finish
