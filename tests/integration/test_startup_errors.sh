@@ -6,6 +6,8 @@
 # - a --vdev whose probe fails (an af_packet port on an interface that
 #   does not exist): tepd exits 1 naming it, instead of running without
 #   that port;
+# - the mbuf pool, sized from ports x workers x descriptors, and a pool
+#   that does not fit named with its numbers;
 # - VRFs added until the DPDK heap (--no-huge -m 512) cannot hold the next
 #   one's FIBs: "out of hugepage memory for VRF NAME's FIB: N MiB needed",
 #   from tepctl and from a configuration file, not "Invalid argument".
@@ -84,5 +86,38 @@ if [ "$RC" = 1 ] &&
 	ok "from a config file: $(grep '^tepd:' "$WORK/conf.log" | tail -n 1)"
 else
 	fail "VRFs from a config file: exit $RC: $(tail -n 3 "$WORK/conf.log")"
+fi
+# The mbuf pool is sized from the ports (issue 13 item 4): 6 ports x 2
+# workers x (1024 RX + 1024 TX descriptors) are 24576 mbufs on the rings
+# alone, more than the fixed 16383 tepd had.
+vd=(); for i in 0 1 2 3 4 5; do vd+=("--vdev=net_null$i"); done
+ip netns exec "$DP" "$TEPD" --lcores 0@0,1@1,2@1 --no-huge -m 1024 --no-pci \
+	--file-prefix "tep${TAG}pool" "${vd[@]}" -- -s "$WORK/pool.sock" \
+	-f "$WORK/empty.conf" >"$WORK/pool.log" 2>&1 &
+pid=$!
+size=0
+for _ in $(seq 100); do
+	size=$("$TEPCTL" -s "$WORK/pool.sock" -j stats 2>/dev/null | jget mempool.size 2>/dev/null) && break
+	size=0; sleep 0.1
+done
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+if [ "$size" -ge $((6 * 2 * 2048)) ]; then
+	ok "mbuf pool for 6 ports x 2 workers: $size mbufs"
+else
+	fail "mbuf pool for 6 ports x 2 workers: $size mbufs (rings alone take 24576)"
+fi
+# ... and a pool that does not fit stops tepd with the numbers.
+ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 96 --no-pci \
+	--file-prefix "tep${TAG}pool2" --vdev=net_null0 --vdev=net_null1 -- \
+	-s "$WORK/pool2.sock" -f "$WORK/empty.conf" >"$WORK/pool2.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	fail "tepd runs with -m 96: its mbuf pool cannot fit there"
+elif grep -q "mbuf pool: [0-9]* mbufs of [0-9]* bytes ([0-9]* MiB) for 2 port(s) x 1 worker(s)" "$WORK/pool2.log"; then
+	ok "a pool that does not fit: $(grep -o 'mbuf pool: .*MiB)' "$WORK/pool2.log")"
+else
+	fail "no clear error for a pool that does not fit: $(tail -2 "$WORK/pool2.log")"
 fi
 finish
