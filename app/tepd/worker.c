@@ -50,9 +50,10 @@ struct tun_egress {
 
 struct worker {
 	unsigned int idx;		/* queue index and RCU thread id */
-	/* Punt policing: a bucket per (reason, VRF), and a throttle of one
-	 * punt per source per millisecond: a bit per hashed source, all
-	 * cleared (and the hash reseeded) every millisecond. */
+	/* Punt policing: a bucket per (reason, VRF), and for neighbour
+	 * work a throttle of one punt per (source, type, target) per
+	 * millisecond: a bit per hashed key, all cleared (and the hash
+	 * reseeded) every millisecond, as VPP throttles ARP. */
 	struct tep_rate punt_rate[TEP_PUNT_MAX][TEP_VRF_MAX];
 	uint64_t punt_interval, punt_burst_tsc, throttle_period;
 	uint64_t throttle_epoch, throttle_seed;
@@ -86,8 +87,7 @@ drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
  * of each per millisecond is all tepd can use.
  */
 static inline uint64_t
-punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
-	 int family)
+punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *a;
@@ -113,7 +113,6 @@ punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
 		if (m->data_len >= 14 + 40 + 24)	/* NS/NA target */
 			k[1] ^= (uint64_t)tep_rd32(eth + 14 + 40 + 20) << 40;
 	}
-	(void)family;
 	if (len == 16)
 		k[1] ^= tep_rd32(a + 8) ^ ((uint64_t)tep_rd32(a + 12) << 16);
 	memcpy(k, a, RTE_MIN(len, sizeof(k[0])));
@@ -130,8 +129,7 @@ punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why,
  * send bursts from one source, and ICMP errors have their own limit.
  */
 static bool
-punt_allowed(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
-	     int family)
+punt_allowed(struct worker *w, struct rte_mbuf *m, enum tep_punt why)
 {
 	uint64_t now = rte_rdtsc(), h, bit;
 
@@ -144,7 +142,7 @@ punt_allowed(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
 		w->throttle_epoch = now;
 		w->throttle_seed = now * 0x9e3779b97f4a7c15ull;
 	}
-	h = punt_key(w, m, why, family) >> 52;		/* 12 bits */
+	h = punt_key(w, m, why) >> 52;		/* 12 bits */
 	bit = 1ull << (h & 63);
 	if (w->throttle[h >> 6] & bit)
 		return false;
@@ -160,7 +158,7 @@ punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why, int family)
 {
 	struct tep_mbuf_priv *pv = tep_priv(m);
 
-	if (!punt_allowed(w, m, why, family)) {
+	if (!punt_allowed(w, m, why)) {
 		/* TTL and TOO_BIG were counted as such: only their ICMP
 		 * error is not sent. */
 		if (why == TEP_PUNT_TTL || why == TEP_PUNT_TOO_BIG)
