@@ -313,10 +313,18 @@ int tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
 		    struct rte_mbuf **out, uint16_t max, enum tep_reason *why);
 #define TEP_GSO_SEGS_MAX	256
 
+/* stats.c. Since start, monotonic (/metrics, telemetry): */
+void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);
+void tep_cnt_raw_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
+void tep_cnt_raw_tun(uint32_t id, struct tep_cnt_tun *out);
+/* Since the last "stats clear" (tepctl); control thread only: */
 void tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out);
 void tep_cnt_sum_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
 void tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out);
+void tep_cnt_sum_stages(uint64_t *cycles, uint64_t *pkts);
 void tep_cnt_clear(void);
+void tep_cnt_tun_reset(uint32_t id);
+const char *tep_stage_name(enum tep_stage s);
 int tep_telemetry_init(void);
 
 #endif /* TEPD_H */
