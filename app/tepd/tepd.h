@@ -27,6 +27,7 @@
 #include "tep_txprep.h"
 
 #define TEP_BURST		32
+#define TEP_BURST_HIST		6	/* log2(TEP_BURST) + 1 buckets */
 #define TEP_MAX_WORKERS		16
 #define TEP_PORTS_MAX		RTE_MAX_ETHPORTS
 #define TEP_TUNNELS_MAX		1024
@@ -188,8 +189,20 @@ struct tep_lcore_cnt {
 	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
 	uint64_t stage_cycles[TEP_ST_MAX];
 	uint64_t stage_pkts[TEP_ST_MAX];
-	uint64_t bursts;
+	uint64_t bursts;		/* RX bursts that brought packets */
+	uint64_t polls_busy;		/* poll loops that received packets */
+	uint64_t polls_idle;		/* poll loops that received none */
+	uint64_t burst_hist[TEP_BURST_HIST];	/* see tep_burst_bucket() */
 } __rte_cache_aligned;
+
+/* RX burst sizes by powers of two: 1, 2-3, 4-7, 8-15, 16-31, and full. */
+static inline unsigned int
+tep_burst_bucket(uint16_t n)
+{
+	unsigned int b = 31u - (unsigned int)__builtin_clz(n);	/* n > 0 */
+
+	return b < TEP_BURST_HIST ? b : TEP_BURST_HIST - 1;
+}
 
 /* ---- the whole state ---------------------------------------------------- */
 
