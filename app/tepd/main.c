@@ -4,6 +4,7 @@
 
 /*
  * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID] [-C] [-N]
+ *                         [-M [ADDR]:PORT]
  *
  * The EAL main lcore is the control thread: it loads the config, serves
  * the control socket, answers what workers punt (ARP, ND, ICMP) and runs
@@ -48,7 +49,7 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
-		" [-G GROUP] [-C] [-N]\n"
+		" [-G GROUP] [-C] [-N] [-M [ADDR]:PORT]\n"
 		"  -f CONFIG  control commands to run at start, one per line\n"
 		"  -s SOCKET  control socket (default %s)\n"
 		"  -r ROUTES  routes per VRF and family (default 65536)\n"
@@ -56,7 +57,10 @@ usage(const char *prog)
 		"  -C         count cycles per pipeline stage (stats)\n"
 		"  -N         give every VRF a host side (a network namespace)"
 		" for\n"
-		"             tepctl vrf exec; needs CAP_SYS_ADMIN\n",
+		"             tepctl vrf exec; needs CAP_SYS_ADMIN\n"
+		"  -M [ADDR]:PORT  serve GET /metrics (Prometheus) on ADDR"
+		" (default\n"
+		"             127.0.0.1)\n",
 		prog, TEP_CTL_DEFAULT_SOCKET);
 }
 
@@ -120,7 +124,7 @@ int
 main(int argc, char **argv)
 {
 	struct tep_ctl_server_conf sc = { 0 };
-	const char *config = NULL, *sock = NULL;
+	const char *config = NULL, *sock = NULL, *metrics = NULL;
 	struct tep_ctl_table *table;
 	struct tep_ctl_ctx *ctx;
 	struct tep_err cerr;
@@ -139,7 +143,7 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	while ((opt = getopt(argc, argv, "f:s:r:G:CNh")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNM:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -167,6 +171,9 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			vrf_hosts = true;
+			break;
+		case 'M':
+			metrics = optarg;
 			break;
 		default:
 			usage(argv[0]);
@@ -219,6 +226,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: control socket: %s\n", cerr.msg);
 		return 1;
 	}
+	if (metrics != NULL &&
+	    tep_metrics_start(metrics, ctl_server, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tepd: %s\n", err);
+		return 1;
+	}
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -236,6 +248,7 @@ main(int argc, char **argv)
 	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
 		tep_ctl_server_poll(ctl_server, 1);
 		tep_punt_drain();
+		tep_metrics_poll();
 		if (rte_rdtsc() >= next_timer) {
 			tep_neigh_timer();
 			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
@@ -244,6 +257,7 @@ main(int argc, char **argv)
 
 	printf("tepd: stopping\n");
 	rte_eal_mp_wait_lcore();
+	tep_metrics_stop();
 	tep_ctl_server_free(ctl_server);
 	tep_ctl_ctx_free(ctx);
 	tep_ctl_table_free(table);

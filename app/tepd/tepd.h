@@ -326,6 +326,14 @@ int tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
 		    struct rte_mbuf **out, uint16_t max, enum tep_reason *why);
 #define TEP_GSO_SEGS_MAX	256
 
+/* metrics.c: GET /metrics over HTTP (tepd -M). The snapshot is rendered
+ * on the control thread: call tep_metrics_poll() from its loop. */
+struct tep_ctl_server;
+int tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
+		      char *err, size_t errlen);
+void tep_metrics_poll(void);
+void tep_metrics_stop(void);
+
 /* stats.c. Since start, monotonic (/metrics, telemetry): */
 void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);
 void tep_cnt_raw_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
