@@ -15,6 +15,9 @@
                                                instant query (nan: none)
   metrics_load.py ctlprobe SECONDS CMD...      run CMD over and over,
                                                print "runs median_ms max_ms"
+  metrics_load.py dashcheck PROM DASHBOARD     run every query of a Grafana
+                                               dashboard; print "queries
+                                               with_data", or the errors
   metrics_load.py storm HOST PORT SECONDS      hostile clients (below);
                                                print a JSON summary
 
@@ -105,6 +108,28 @@ def promq(prom, query, at=None):
     if d["status"] != "success" or len(res) != 1:
         return "nan"
     return res[0]["value"][1]
+
+
+def dashcheck(prom, path):
+    """Every panel query of the dashboard, variables filled in, must be
+    valid PromQL to this Prometheus; most should find data."""
+    d = json.load(open(path))
+    exprs = [t["expr"] for p in d["panels"] for t in p.get("targets", [])]
+    errors, with_data = [], 0
+    for e in exprs:
+        q = (e.replace("$__rate_interval", "5s").replace("$port", ".*")
+             .replace("$tunnel", ".*"))
+        url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                res = json.load(r)
+            with_data += len(res["data"]["result"]) > 0
+        except urllib.error.HTTPError as err:
+            errors.append(f"{q}: {err.read().decode()}")
+    print(len(exprs), with_data)
+    for e in errors:
+        print(e)
+    return 1 if errors else 0
 
 
 def ctlprobe(seconds, cmd):
@@ -255,6 +280,8 @@ def main():
         print(promq(a[1], a[2], a[3] if len(a) > 3 else None))
     elif a[0] == "ctlprobe":
         ctlprobe(float(a[1]), a[2:])
+    elif a[0] == "dashcheck":
+        sys.exit(dashcheck(a[1], a[2]))
     elif a[0] == "storm":
         storm(a[1], int(a[2]), float(a[3]))
     else:

@@ -6,7 +6,8 @@
 # goes through a VXLAN tunnel to the Linux kernel (vxlan_site_setup).
 #   1. the page: HTTP statuses, promtool check metrics, OpenMetrics
 #   2. Prometheus' rate() of the tunnel's encapsulated packets against the
-#      rate from two tepctl -j stats readings over the same window (5 %)
+#      rate from two tepctl -j stats readings over the same window (5 %);
+#      the Grafana dashboard's queries run in that Prometheus
 #   3. stats clear: tepctl counts from zero, /metrics never goes back
 #      (and Prometheus saw no counter reset)
 #   4. a storm of 100 concurrent scrapers, slow-loris, silent and garbage
@@ -89,7 +90,8 @@ if [ "$up" != 1 ]; then
 	finish
 fi
 sleep 2		# a couple of scrapes before the window opens, traffic flowing
-t1=$(now); c1=$(encap)
+# Each reading's time is taken just after it, the same way both times.
+c1=$(encap); t1=$(now)
 sleep 10
 c2=$(encap); t2=$(now)
 sleep 1.5	# the scrape after t2 is in
@@ -109,6 +111,18 @@ if promtool check metrics <"$WORK/page2.txt" >"$WORK/promtool" 2>&1 &&
 	ok "promtool check metrics under traffic; Prometheus stores $(indp $PY "$ML" promq "$PROM" 'scrape_samples_scraped{job="tepd"}') samples a scrape"
 else
 	fail "under traffic: $(cat "$WORK/promtool")"
+fi
+# The Grafana dashboard's queries: valid PromQL, and finding data.
+if indp $PY "$ML" dashcheck "$PROM" "$HERE/../../config/grafana-tepd.json" \
+	>"$WORK/dash" 2>&1; then
+	read -r nq nd <"$WORK/dash"
+	if [ "$nd" -ge $((nq * 2 / 3)) ]; then
+		ok "config/grafana-tepd.json: $nq queries valid in Prometheus, $nd find data"
+	else
+		fail "config/grafana-tepd.json: only $nd of $nq queries find data"
+	fi
+else
+	fail "config/grafana-tepd.json: $(cat "$WORK/dash")"
 fi
 # tepctl stats and the page: the same numbers (before any clear).
 m=$(indp $PY "$ML" value "$URL" tepd_port_rx_packets_total 'port="net_af_packet0"')
@@ -142,7 +156,7 @@ polls() {
 }
 encap_rate() {
 	local a b p q s e
-	s=$(now); a=$(encap); p=$(polls)
+	a=$(encap); s=$(now); p=$(polls)
 	sleep "$1"
 	q=$(polls); b=$(encap); e=$(now)
 	awk -v a="$a" -v b="$b" -v p="$p" -v q="$q" -v s="$s" -v e="$e" \
@@ -172,10 +186,14 @@ if awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(a > 0 && b >= 0.95 * a) }'; then
 else
 	fail "forwarding rate fell under the storm: $r1/s, without $r0/s"
 fi
-if awk -v m="$max1" 'BEGIN { exit !(m < 250) }'; then
-	ok "tepctl vrf list under the storm: max $max1 ms (without: $max0 ms)"
+# The control socket shares CPU 0 with the storm, so it is slower, but it
+# must never wait for HTTP clients: a stalled control thread would show
+# as seconds. (One run on this shared machine is noisy: the median is
+# checked, the maximum only bounded.)
+if awk -v m="$med1" -v x="$max1" 'BEGIN { exit !(m < 100 && x < 1000) }'; then
+	ok "tepctl vrf list under the storm: median $med1 ms, max $max1 ms (without: $med0, $max0 ms)"
 else
-	fail "tepctl vrf list slow under the storm: max $max1 ms (without: $max0 ms)"
+	fail "tepctl vrf list slow under the storm: median $med1 ms, max $max1 ms (without: $med0, $max0 ms)"
 fi
 if $PY - "$WORK/storm" <<-'PY'
 	import json, sys
