@@ -3,7 +3,9 @@
 # Copyright (c) 2026 The tepd authors
 """Load and probes for test_metrics.sh (tepd -M).
 
-  metrics_load.py send HOST PORT PPS SECONDS   paced UDP, 64-byte datagrams
+  metrics_load.py send HOST PORT PPS SECONDS [FILE]
+                                               paced UDP, 64-byte datagrams;
+                                               how many so far kept in FILE
   metrics_load.py sink PORT                    receive and discard UDP
   metrics_load.py get URL [om]                 print a GET's body (om: ask
                                                for OpenMetrics), fail on
@@ -13,8 +15,17 @@
   metrics_load.py status URL METHOD            print the HTTP status
   metrics_load.py promq PROM QUERY [TIME]      value of a one-series
                                                instant query (nan: none)
-  metrics_load.py ctlprobe SECONDS CMD...      run CMD over and over,
-                                               print "runs median_ms max_ms"
+  metrics_load.py ctlprobe SECONDS SOCK CMD... run CMD over and over, and
+                                               /bin/true, and "vrf list" on
+                                               the control socket SOCK; print
+                                               "runs" and median and max ms
+                                               of each
+  metrics_load.py fwdrate SECONDS URL FILE CTL...
+                                               per second: packets sent by
+                                               `send` (FILE), encapsulated
+                                               into tunnel vx1 (CTL -j
+                                               stats), worker poll loops
+                                               (URL)
   metrics_load.py dashcheck PROM DASHBOARD     run every query of a Grafana
                                                dashboard; print "queries
                                                with_data", or the errors
@@ -40,9 +51,10 @@ import urllib.parse
 import urllib.request
 
 
-def send(host, port, pps, seconds):
+def send(host, port, pps, seconds, path=None):
     """Datagrams at a steady rate: batches every 10 ms against an absolute
     schedule, so a late wake-up is caught up and the long-run rate is exact."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644) if path else None
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     payload = b"m" * 64
     per_tick = max(1, pps // 100)
@@ -59,6 +71,8 @@ def send(host, port, pps, seconds):
             except OSError:
                 pass
             sent += 1
+        if fd is not None:
+            os.pwrite(fd, b"%20d\n" % sent, 0)
         time.sleep(max(0.0, t0 + (sent // per_tick) / 100 - time.monotonic()))
     print(sent)
 
@@ -132,16 +146,61 @@ def dashcheck(prom, path):
     return 1 if errors else 0
 
 
-def ctlprobe(seconds, cmd):
-    times = []
+def fwdrate(seconds, url, path, ctl):
+    """Each reading is timed at the middle of what made it: the daemon
+    read its counters somewhere within the call."""
+    def timed(f):
+        t = time.monotonic()
+        v = f()
+        return v, (t + time.monotonic()) / 2
+
+    def encap():
+        r = subprocess.run(ctl + ["-j", "stats", "tunnel", "vx1"],
+                           stdout=subprocess.PIPE, check=True)
+        return json.loads(r.stdout)["tunnels"][0]["encap"]
+
+    def polls():
+        _, _, body = http_get(url)
+        return sum(int(line.split()[-1])
+                   for line in body.decode().splitlines()
+                   if line.startswith("tepd_worker_polls_total"))
+
+    def sent():
+        with open(path) as f:
+            return int(f.read().split()[0])
+
+    (a, ta), (p, tp), (x, tx) = timed(encap), timed(polls), timed(sent)
+    time.sleep(seconds)
+    (y, ty), (q, tq), (b, tb) = timed(sent), timed(polls), timed(encap)
+    sys.stderr.write(f"fwdrate: encap {a} -> {b} in {tb - ta:.3f} s, "
+                     f"sent {x} -> {y} in {ty - tx:.3f} s, "
+                     f"polls {p} -> {q} in {tq - tp:.3f} s\n")
+    print(round((b - a) / (tb - ta)), round((y - x) / (ty - tx)),
+          round((q - p) / (tq - tp)))
+
+
+def ctlprobe(seconds, sock, cmd):
+    """How long tepctl takes (a new process and a connection each time),
+    how long starting any process takes (/bin/true: the machine's share of
+    that), and a request's round trip on one open connection (the
+    control thread's share)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ctlwire
+    ctl, spawn, rtt = [], [], []
+    conn = ctlwire.Conn(sock)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        t = time.monotonic()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-        times.append((time.monotonic() - t) * 1000)
+        for lst, f in ((ctl, lambda: subprocess.run(
+                            cmd, stdout=subprocess.DEVNULL, check=True)),
+                       (spawn, lambda: subprocess.run(["/bin/true"])),
+                       (rtt, lambda: conn.call(["vrf", "list"]))):
+            t = time.monotonic()
+            f()
+            lst.append((time.monotonic() - t) * 1000)
         time.sleep(0.05)
-    print(len(times), round(statistics.median(times), 1),
-          round(max(times), 1))
+    conn.close()
+    print(len(ctl), *(f"{statistics.median(v):.1f} {max(v):.1f}"
+                      for v in (ctl, spawn, rtt)))
 
 
 # ---- the storm -------------------------------------------------------------
@@ -265,7 +324,8 @@ def storm(host, port, seconds):
 def main():
     a = sys.argv[1:]
     if a[0] == "send":
-        send(a[1], int(a[2]), int(a[3]), float(a[4]))
+        send(a[1], int(a[2]), int(a[3]), float(a[4]),
+             a[5] if len(a) > 5 else None)
     elif a[0] == "sink":
         sink(int(a[1]))
     elif a[0] == "get":
@@ -279,7 +339,9 @@ def main():
     elif a[0] == "promq":
         print(promq(a[1], a[2], a[3] if len(a) > 3 else None))
     elif a[0] == "ctlprobe":
-        ctlprobe(float(a[1]), a[2:])
+        ctlprobe(float(a[1]), a[2], a[3:])
+    elif a[0] == "fwdrate":
+        fwdrate(float(a[1]), a[2], a[3], a[4:])
     elif a[0] == "dashcheck":
         sys.exit(dashcheck(a[1], a[2]))
     elif a[0] == "storm":

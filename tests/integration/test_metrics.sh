@@ -11,7 +11,8 @@
 #   3. stats clear: tepctl counts from zero, /metrics never goes back
 #      (and Prometheus saw no counter reset)
 #   4. a storm of 100 concurrent scrapers, slow-loris, silent and garbage
-#      clients: forwarding rate and tepctl latency with and without it
+#      clients: forwarding rate (against the rate offered) and control
+#      socket latency with and without it
 # Everything runs in the test's namespaces; the endpoint and Prometheus
 # listen on the loopback of tepd's namespace.
 set -euo pipefail
@@ -63,7 +64,7 @@ fi
 # ---- 2. Prometheus against tepctl ------------------------------------------
 ip netns exec "$PEER" $PY "$ML" sink 7000 &
 ip netns exec "$TEN" nice -n -5 $PY "$ML" send 198.18.0.2 7000 "$PPS" 55 \
-	>"$WORK/sent" &
+	"$WORK/sent" >/dev/null &
 SENDER=$!
 cat >"$WORK/prometheus.yml" <<-EOF
 global:
@@ -149,51 +150,51 @@ else
 fi
 
 # ---- 4. the storm --------------------------------------------------------------
-# encap_rate SECONDS: packets encapsulated per second; polls per second
-polls() {
-	indp $PY "$ML" get "$URL" 2>/dev/null |
-		awk '/^tepd_worker_polls_total/ { s += $2 } END { printf "%d", s }'
+# Per second: packets encapsulated, packets the generator sent, worker
+# poll loops; and control socket latencies, alongside.
+phase() {	# phase NAME
+	$PY "$ML" ctlprobe 5 "$WORK/tepd.sock" $CTL vrf list >"$WORK/lat-$1" &
+	local probe=$!
+	indp $PY "$ML" fwdrate 5 "$URL" "$WORK/sent" $CTL >"$WORK/rate-$1"
+	wait $probe
 }
-encap_rate() {
-	local a b p q s e
-	a=$(encap); s=$(now); p=$(polls)
-	sleep "$1"
-	q=$(polls); b=$(encap); e=$(now)
-	awk -v a="$a" -v b="$b" -v p="$p" -v q="$q" -v s="$s" -v e="$e" \
-		'BEGIN { printf "%.0f %.0f\n", (b - a) / (e - s), (q - p) / (e - s) }'
-}
-$PY "$ML" ctlprobe 4 $CTL vrf list >"$WORK/lat0" &
-probe=$!
-read -r r0 p0 < <(encap_rate 4)
-wait $probe
-read -r n0 med0 max0 <"$WORK/lat0"
+phase quiet
+read -r r0 o0 p0 <"$WORK/rate-quiet"
+read -r n0 cm0 cx0 sm0 sx0 rm0 rx0 <"$WORK/lat-quiet"
 tstorm=$(now)
-indp taskset -c 0 nice -n 5 $PY "$ML" storm 127.0.0.1 "$MPORT" 8 >"$WORK/storm" &
+indp taskset -c 0 nice -n 5 $PY "$ML" storm 127.0.0.1 "$MPORT" 8.5 >"$WORK/storm" &
 STORM=$!
-sleep 2
-$PY "$ML" ctlprobe 4 $CTL vrf list >"$WORK/lat1" &
-probe=$!
-read -r r1 p1 < <(encap_rate 4)
-wait $probe
-read -r n1 med1 max1 <"$WORK/lat1"
+sleep 1.5
+phase storm
+read -r r1 o1 p1 <"$WORK/rate-storm"
+read -r n1 cm1 cx1 sm1 sx1 rm1 rx1 <"$WORK/lat-storm"
 wait $STORM || true
 tend=$(now)
-say "without the storm: $r0 packets/s encapsulated, worker $p0 polls/s; tepctl vrf list median $med0 ms, max $max0 ms ($n0 runs)"
-say "with 100 scrapers, 30 slow-loris, 5 silent, garbage: $r1 packets/s, worker $p1 polls/s; tepctl vrf list median $med1 ms, max $max1 ms ($n1 runs)"
+say "without the storm: $r0 packets/s encapsulated ($o0/s offered), worker $p0 polls/s"
+say "    tepctl vrf list median $cm0 ms, max $cx0 ms; /bin/true $sm0, $sx0 ms; on an open control connection $rm0, $rx0 ms ($n0 runs)"
+say "with 100 scrapers, 30 slow-loris, 5 silent, garbage: $r1 packets/s ($o1/s offered), worker $p1 polls/s"
+say "    tepctl vrf list median $cm1 ms, max $cx1 ms; /bin/true $sm1, $sx1 ms; on an open control connection $rm1, $rx1 ms ($n1 runs)"
 say "storm: $(cat "$WORK/storm")"
-if awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(a > 0 && b >= 0.95 * a) }'; then
-	ok "forwarding rate under the storm $r1/s, without $r0/s (within 5 %)"
+# tepd must forward what it is offered, storm or not. The generator runs
+# on the same two cores: if the storm slows it, the rate offered falls and
+# tepd's rate is compared with that instead of with the quiet phase.
+if awk -v r0="$r0" -v o0="$o0" -v r1="$r1" -v o1="$o1" 'BEGIN {
+	d = r1 - r0; if (d < 0) d = -d
+	exit !(r0 >= 0.95 * o0 && r1 >= 0.95 * o1 &&
+	       (d <= 0.05 * r0 || o1 < 0.95 * o0)) }'; then
+	ok "forwarding under the storm: $r1/s of $o1/s offered; without: $r0/s of $o0/s"
 else
-	fail "forwarding rate fell under the storm: $r1/s, without $r0/s"
+	fail "forwarding under the storm: $r1/s of $o1/s offered; without: $r0/s of $o0/s"
 fi
-# The control socket shares CPU 0 with the storm, so it is slower, but it
-# must never wait for HTTP clients: a stalled control thread would show
-# as seconds. (One run on this shared machine is noisy: the median is
-# checked, the maximum only bounded.)
-if awk -v m="$med1" -v x="$max1" 'BEGIN { exit !(m < 100 && x < 1000) }'; then
-	ok "tepctl vrf list under the storm: median $med1 ms, max $max1 ms (without: $med0, $max0 ms)"
+# The control socket shares CPU 0 with the storm, so it may be slower, but
+# it must never wait for HTTP clients: a control thread held up by them
+# would show as seconds on the open connection. tepctl's own time is
+# mostly starting a process (compare /bin/true) on this shared machine.
+if awk -v m="$rm1" -v x="$rx1" -v c="$cm1" 'BEGIN {
+	exit !(m < 20 && x < 1000 && c < 100) }'; then
+	ok "control socket under the storm: vrf list $rm1 ms median, $rx1 ms max; tepctl vrf list $cm1 ms median"
 else
-	fail "tepctl vrf list slow under the storm: median $med1 ms, max $max1 ms (without: $med0, $max0 ms)"
+	fail "control socket slow under the storm: vrf list $rm1 ms median, $rx1 ms max; tepctl $cm1 ms median, $cx1 ms max"
 fi
 if $PY - "$WORK/storm" <<-'PY'
 	import json, sys
