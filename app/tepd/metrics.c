@@ -439,7 +439,7 @@ render_tunnels(struct out *o, const struct gather *g)
 static void
 render_workers(struct out *o)
 {
-	char w[TEP_MAX_WORKERS][8], lc[TEP_MAX_WORKERS][8];
+	char w[TEP_MAX_WORKERS][12], lc[TEP_MAX_WORKERS][12];
 	unsigned int i, b, s;
 
 	for (i = 0; i < tep.nb_workers; i++) {
@@ -466,7 +466,7 @@ render_workers(struct out *o)
 		uint16_t p;
 
 		for (b = 0; b < TEP_BURST_HIST; b++) {
-			char le[8];
+			char le[12];
 
 			/* Bucket b holds 2^b .. 2^(b+1)-1; the last one
 			 * holds full bursts. */
