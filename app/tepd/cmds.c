@@ -1029,10 +1029,7 @@ cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	t->overhead = (uint16_t)(t->tmpl.len - t->tmpl.l2_len +
 				 (t->tmpl.inner_eth ? 14 : 0));
 	/* Clear counters left by a tunnel that had this id before. */
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		if (tep.cnt[i] != NULL)
-			memset(&tep.cnt[i]->tun[id], 0,
-			       sizeof(tep.cnt[i]->tun[id]));
+	tep_cnt_tun_reset((uint32_t)id);
 	/* Workers cache each tunnel id's egress: this id may have been a
 	 * deleted tunnel's, with another remote. Bumped before the tunnel is
 	 * published, so a worker that sees it sees the new generation. */
@@ -1476,23 +1473,18 @@ stats_tunnel(struct tep_out *o, uint32_t id)
 static void
 stats_stages(struct tep_out *o)
 {
-	static const char *const names[TEP_ST_MAX] = {
-		"classify", "lookup", "encap", "txprep" };
-	unsigned int lc;
+	uint64_t cyc[TEP_ST_MAX], pk[TEP_ST_MAX];
 	int s;
 
+	tep_cnt_sum_stages(cyc, pk);
 	tep_out_open_object(o, "cycles_per_packet");
 	tep_out_text(o, "stages (cycles/packet, tepd -C):");
 	for (s = 0; s < TEP_ST_MAX; s++) {
-		uint64_t cyc = 0, pk = 0;
+		const char *name = tep_stage_name((enum tep_stage)s);
 		char fmt[48];
 
-		RTE_LCORE_FOREACH(lc) {
-			cyc += tep.cnt[lc]->stage_cycles[s];
-			pk += tep.cnt[lc]->stage_pkts[s];
-		}
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, names[s]);
-		tep_out_u64(o, names[s], fmt, pk ? cyc / pk : 0);
+		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, name);
+		tep_out_u64(o, name, fmt, pk[s] ? cyc[s] / pk[s] : 0);
 	}
 	tep_out_newline(o);
 	tep_out_close_object(o);
@@ -1707,7 +1699,8 @@ static const struct tep_ctl_cmd cmds[] = {
 	  1, 3, 0, cmd_route_get },
 	{ "stats", "[port P | vrf NAME | tunnel NAME]", "counters", 0, 2, 0,
 	  cmd_stats },
-	{ "stats clear", NULL, "zero all counters", 0, 0, 0, cmd_stats_clear },
+	{ "stats clear", NULL, "count from zero again (tepctl's view)", 0, 0,
+	  0, cmd_stats_clear },
 	{ "stats watch", "[interval MS]", "a snapshot every interval until "
 	  "the client leaves", 0, 2, TEP_CTL_CMD_STREAM, cmd_stats_watch },
 	{ "offload show", NULL, "per port: what the NIC does, what tepd does "

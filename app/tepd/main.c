@@ -4,7 +4,7 @@
 
 /*
  * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID] [-C] [-N]
- *		[-T SECONDS] [-U N]
+ *		[-T SECONDS] [-U N] [-M [ADDR]:PORT]
  *
  * The EAL main lcore is the control thread: it loads the config, serves
  * the control socket, answers what workers punt (ARP, ND, ICMP) and runs
@@ -51,7 +51,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
 		" [-G GROUP] [-C] [-N]\n"
-		"       [-T SECONDS] [-U N]\n"
+		"       [-T SECONDS] [-U N] [-M [ADDR]:PORT]\n"
 		"  -f CONFIG  control commands to run at start, one per line\n"
 		"  -s SOCKET  control socket (default %s)\n"
 		"  -r ROUTES  routes per VRF and family (default 65536)\n"
@@ -65,7 +65,10 @@ usage(const char *prog)
 		"             long are dropped (default %g; 0: never)\n"
 		"  -U N       control connections per uid, root and tepd's own"
 		" uid\n"
-		"             excepted (default %u; 0: no limit)\n",
+		"             excepted (default %u; 0: no limit)\n"
+		"  -M [ADDR]:PORT  serve GET /metrics (Prometheus) on ADDR"
+		" (default\n"
+		"             127.0.0.1)\n",
 		prog, TEP_CTL_DEFAULT_SOCKET, TEP_CTL_DEFAULT_IDLE / 1000.0,
 		TEP_CTL_DEFAULT_PER_UID);
 }
@@ -209,7 +212,7 @@ int
 main(int argc, char **argv)
 {
 	struct tep_ctl_server_conf sc = { 0 };
-	const char *config = NULL, *sock = NULL;
+	const char *config = NULL, *sock = NULL, *metrics = NULL;
 	struct tep_ctl_table *table;
 	struct tep_ctl_ctx *ctx;
 	struct tep_err cerr;
@@ -233,7 +236,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
-	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:h")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:M:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -266,6 +269,9 @@ main(int argc, char **argv)
 		case 'U':
 			if (ctl_limit_opt(opt, optarg, &sc) != 0)
 				return 2;
+			break;
+		case 'M':
+			metrics = optarg;
 			break;
 		default:
 			usage(argv[0]);
@@ -318,6 +324,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: control socket: %s\n", cerr.msg);
 		return 1;
 	}
+	if (metrics != NULL &&
+	    tep_metrics_start(metrics, ctl_server, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tepd: %s\n", err);
+		return 1;
+	}
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -335,6 +346,7 @@ main(int argc, char **argv)
 	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
 		tep_ctl_server_poll(ctl_server, 1);
 		tep_punt_drain();
+		tep_metrics_poll();
 		if (rte_rdtsc() >= next_timer) {
 			tep_neigh_timer();
 			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
@@ -343,6 +355,7 @@ main(int argc, char **argv)
 
 	printf("tepd: stopping\n");
 	rte_eal_mp_wait_lcore();
+	tep_metrics_stop();
 	tep_ctl_server_free(ctl_server);
 	tep_ctl_ctx_free(ctx);
 	tep_ctl_table_free(table);

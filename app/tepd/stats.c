@@ -5,9 +5,19 @@
 /*
  * Counters are per lcore and written only by their lcore; readers sum them
  * (a torn 64-bit read cannot happen on the 64-bit targets DPDK supports).
- * DPDK telemetry exposes the same sums under /tepd/.
+ *
+ * Two views of the same sums:
+ * - raw: everything since tepd started, never going back (a worker's
+ *   counter only grows). /metrics and DPDK telemetry (/tepd/) read these:
+ *   a monitoring system computes rates and must not see a counter fall.
+ * - since clear: raw minus the sums "stats clear" recorded. tepctl reads
+ *   these. Clearing writes nothing a worker writes (it used to memset the
+ *   workers' counters while they incremented them, and lost increments).
+ * The baseline is the control thread's alone: "stats clear", "stats" and
+ * tunnel creation all run there.
  */
 
+#include <assert.h>
 #include <string.h>
 
 #include <rte_lcore.h>
@@ -15,86 +25,166 @@
 
 #include "tepd.h"
 
-#define SUM_ARRAY(dst, src, n)					\
-	do {							\
-		size_t _i;					\
-		for (_i = 0; _i < (n); _i++)			\
-			(dst)[_i] += (src)[_i];			\
-	} while (0)
+/* Every counter struct is a run of uint64_t and nothing else, so one loop
+ * sums or subtracts any of them, and a field added later is not missed. */
+static_assert(sizeof(struct tep_cnt_port) % sizeof(uint64_t) == 0, "u64s");
+static_assert(sizeof(struct tep_cnt_vrf) % sizeof(uint64_t) == 0, "u64s");
+static_assert(sizeof(struct tep_cnt_tun) % sizeof(uint64_t) == 0, "u64s");
+#define N_U64(s)	(sizeof(s) / sizeof(uint64_t))
+
+static struct {
+	struct tep_cnt_port port[TEP_PORTS_MAX + 1];	/* + TEP_PORT_CTL */
+	struct tep_cnt_vrf vrf[TEP_VRF_MAX];
+	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
+	uint64_t stage_cycles[TEP_ST_MAX];
+	uint64_t stage_pkts[TEP_ST_MAX];
+} base;
+
+static void
+add_u64s(uint64_t *dst, const volatile uint64_t *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] += src[i];
+}
+
+/* dst -= base, field by field. A field below its baseline was reset under
+ * it (a tunnel id reused): it then counts from that reset. */
+static void
+sub_u64s(uint64_t *dst, const uint64_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (dst[i] >= b[i])
+			dst[i] -= b[i];
+}
 
 void
-tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out)
+tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out)
 {
 	unsigned int lc;
 
 	memset(out, 0, sizeof(*out));
-	RTE_LCORE_FOREACH(lc) {
-		const struct tep_cnt_port *c = &tep.cnt[lc]->port[port];
+	RTE_LCORE_FOREACH(lc)
+		add_u64s((uint64_t *)out,
+			 (const uint64_t *)&tep.cnt[lc]->port[port],
+			 N_U64(*out));
+}
 
-		out->rx += c->rx;
-		out->tx += c->tx;
-		out->rx_bytes += c->rx_bytes;
-		out->tx_bytes += c->tx_bytes;
-		out->hw_csum += c->hw_csum;
-		out->sw_csum += c->sw_csum;
-		out->rx_csum_pending += c->rx_csum_pending;
-		out->gso_pkts += c->gso_pkts;
-		out->gso_segs += c->gso_segs;
-		out->tx_csum_partial += c->tx_csum_partial;
-		out->frag_pkts += c->frag_pkts;
-		out->frags += c->frags;
-		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
-	}
+void
+tep_cnt_raw_vrf(uint16_t vrf, struct tep_cnt_vrf *out)
+{
+	unsigned int lc;
+
+	memset(out, 0, sizeof(*out));
+	RTE_LCORE_FOREACH(lc)
+		add_u64s((uint64_t *)out,
+			 (const uint64_t *)&tep.cnt[lc]->vrf[vrf],
+			 N_U64(*out));
+}
+
+void
+tep_cnt_raw_tun(uint32_t id, struct tep_cnt_tun *out)
+{
+	unsigned int lc;
+
+	memset(out, 0, sizeof(*out));
+	RTE_LCORE_FOREACH(lc)
+		add_u64s((uint64_t *)out,
+			 (const uint64_t *)&tep.cnt[lc]->tun[id],
+			 N_U64(*out));
+}
+
+void
+tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out)
+{
+	tep_cnt_raw_port(port, out);
+	sub_u64s((uint64_t *)out, (const uint64_t *)&base.port[port],
+		 N_U64(*out));
 }
 
 void
 tep_cnt_sum_vrf(uint16_t vrf, struct tep_cnt_vrf *out)
 {
-	unsigned int lc;
-
-	memset(out, 0, sizeof(*out));
-	RTE_LCORE_FOREACH(lc) {
-		const struct tep_cnt_vrf *c = &tep.cnt[lc]->vrf[vrf];
-
-		out->routed += c->routed;
-		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
-	}
+	tep_cnt_raw_vrf(vrf, out);
+	sub_u64s((uint64_t *)out, (const uint64_t *)&base.vrf[vrf],
+		 N_U64(*out));
 }
 
 void
 tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out)
 {
+	tep_cnt_raw_tun(id, out);
+	sub_u64s((uint64_t *)out, (const uint64_t *)&base.tun[id],
+		 N_U64(*out));
+}
+
+static void
+raw_stages(uint64_t *cycles, uint64_t *pkts)
+{
 	unsigned int lc;
+	int s;
 
-	memset(out, 0, sizeof(*out));
-	RTE_LCORE_FOREACH(lc) {
-		const struct tep_cnt_tun *c = &tep.cnt[lc]->tun[id];
-
-		out->encap += c->encap;
-		out->decap += c->decap;
-		out->encap_bytes += c->encap_bytes;
-		out->decap_bytes += c->decap_bytes;
-		SUM_ARRAY(out->ocsum, c->ocsum, 4);
-		out->decap_inner_ok += c->decap_inner_ok;
-		out->proxy_answers += c->proxy_answers;
-		SUM_ARRAY(out->drop, c->drop, TEP_R_MAX);
+	for (s = 0; s < TEP_ST_MAX; s++) {
+		cycles[s] = 0;
+		pkts[s] = 0;
+		RTE_LCORE_FOREACH(lc) {
+			cycles[s] += tep.cnt[lc]->stage_cycles[s];
+			pkts[s] += tep.cnt[lc]->stage_pkts[s];
+		}
 	}
 }
 
-/*
- * Clearing writes counters another lcore owns; a concurrent increment may
- * survive the clear. Acceptable for a human's "stats clear".
- */
+void
+tep_cnt_sum_stages(uint64_t *cycles, uint64_t *pkts)
+{
+	raw_stages(cycles, pkts);
+	sub_u64s(cycles, base.stage_cycles, TEP_ST_MAX);
+	sub_u64s(pkts, base.stage_pkts, TEP_ST_MAX);
+}
+
+/* "stats clear": remember where every counter is; tepctl counts from here. */
 void
 tep_cnt_clear(void)
+{
+	uint32_t i;
+
+	for (i = 0; i <= TEP_PORT_CTL; i++)
+		tep_cnt_raw_port((uint16_t)i, &base.port[i]);
+	for (i = 0; i < TEP_VRF_MAX; i++)
+		tep_cnt_raw_vrf((uint16_t)i, &base.vrf[i]);
+	for (i = 0; i < TEP_TUNNELS_MAX; i++)
+		tep_cnt_raw_tun(i, &base.tun[i]);
+	raw_stages(base.stage_cycles, base.stage_pkts);
+}
+
+/*
+ * A new tunnel in a slot a deleted one had: its counters start at zero.
+ * Workers stopped writing them when the old tunnel's grace period ended,
+ * so the control thread may write them here.
+ */
+void
+tep_cnt_tun_reset(uint32_t id)
 {
 	unsigned int lc;
 
 	RTE_LCORE_FOREACH(lc)
-		memset(tep.cnt[lc], 0, sizeof(*tep.cnt[lc]));
+		memset(&tep.cnt[lc]->tun[id], 0, sizeof(tep.cnt[lc]->tun[id]));
+	memset(&base.tun[id], 0, sizeof(base.tun[id]));
 }
 
-/* ---- telemetry ---------------------------------------------------------- */
+const char *
+tep_stage_name(enum tep_stage s)
+{
+	static const char *const names[TEP_ST_MAX] = {
+		"classify", "lookup", "encap", "txprep" };
+
+	return s < TEP_ST_MAX ? names[s] : "?";
+}
+
+/* ---- telemetry (raw counters: a monitoring system's view) -------------- */
 
 static void
 drops_dict(struct rte_tel_data *d, const uint64_t *drop)
@@ -128,7 +218,7 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	id = atoi(params);
 	if (id < 0 || id >= tep.nb_ports || !tep.port[id].present)
 		return -EINVAL;
-	tep_cnt_sum_port((uint16_t)id, &c);
+	tep_cnt_raw_port((uint16_t)id, &c);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", tep.port[id].name);
 	rte_tel_data_add_dict_u64(d, "rx", c.rx);
@@ -172,7 +262,7 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 		pthread_mutex_unlock(&tep.tunnel_free_lock);
 		return -EINVAL;
 	}
-	tep_cnt_sum_tun((uint32_t)id, &c);
+	tep_cnt_raw_tun((uint32_t)id, &c);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "type",
 				     tep_tun_type_name(t->tmpl.type));
@@ -192,24 +282,19 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static const char *const names[TEP_ST_MAX] = {
-		"classify", "lookup", "encap", "txprep" };
-	unsigned int lc;
+	uint64_t cyc[TEP_ST_MAX], pk[TEP_ST_MAX];
 	int s;
 
 	(void)cmd;
 	(void)params;
+	raw_stages(cyc, pk);
 	rte_tel_data_start_dict(d);
 	for (s = 0; s < TEP_ST_MAX; s++) {
-		uint64_t cyc = 0, pk = 0;
 		char key[40];
 
-		RTE_LCORE_FOREACH(lc) {
-			cyc += tep.cnt[lc]->stage_cycles[s];
-			pk += tep.cnt[lc]->stage_pkts[s];
-		}
-		snprintf(key, sizeof(key), "%s_cycles_per_pkt", names[s]);
-		rte_tel_data_add_dict_u64(d, key, pk ? cyc / pk : 0);
+		snprintf(key, sizeof(key), "%s_cycles_per_pkt",
+			 tep_stage_name((enum tep_stage)s));
+		rte_tel_data_add_dict_u64(d, key, pk[s] ? cyc[s] / pk[s] : 0);
 	}
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include "tep_txprep.h"
 
 #define TEP_BURST		32
+#define TEP_BURST_HIST		6	/* log2(TEP_BURST) + 1 buckets */
 #define TEP_MAX_WORKERS		16
 #define TEP_PORTS_MAX		RTE_MAX_ETHPORTS
 #define TEP_TUNNELS_MAX		1024
@@ -238,7 +239,10 @@ struct tep_lcore_cnt {
 	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
 	uint64_t stage_cycles[TEP_ST_MAX];
 	uint64_t stage_pkts[TEP_ST_MAX];
-	uint64_t bursts;
+	uint64_t bursts;		/* RX bursts that brought packets */
+	uint64_t polls_busy;		/* poll loops that received packets */
+	uint64_t polls_idle;		/* poll loops that received none */
+	uint64_t burst_hist[TEP_BURST_HIST];	/* see tep_burst_bucket() */
 } __rte_cache_aligned;
 
 /* The counter slot of the port m came in on. */
@@ -246,6 +250,15 @@ static inline uint16_t
 tep_cnt_port_of(const struct rte_mbuf *m)
 {
 	return likely(m->port < TEP_PORTS_MAX) ? m->port : TEP_PORT_CTL;
+}
+
+/* RX burst sizes by powers of two: 1, 2-3, 4-7, 8-15, 16-31, and full. */
+static inline unsigned int
+tep_burst_bucket(uint16_t n)
+{
+	unsigned int b = 31u - (unsigned int)__builtin_clz(n);	/* n > 0 */
+
+	return b < TEP_BURST_HIST ? b : TEP_BURST_HIST - 1;
 }
 
 /* ---- the whole state ---------------------------------------------------- */
@@ -378,10 +391,26 @@ int tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
 		    struct rte_mbuf **out, uint16_t max, enum tep_reason *why);
 #define TEP_GSO_SEGS_MAX	256
 
+/* metrics.c: GET /metrics over HTTP (tepd -M). The snapshot is rendered
+ * on the control thread: call tep_metrics_poll() from its loop. */
+struct tep_ctl_server;
+int tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
+		      char *err, size_t errlen);
+void tep_metrics_poll(void);
+void tep_metrics_stop(void);
+
+/* stats.c. Since start, monotonic (/metrics, telemetry): */
+void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);
+void tep_cnt_raw_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
+void tep_cnt_raw_tun(uint32_t id, struct tep_cnt_tun *out);
+/* Since the last "stats clear" (tepctl); control thread only: */
 void tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out);
 void tep_cnt_sum_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
 void tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out);
+void tep_cnt_sum_stages(uint64_t *cycles, uint64_t *pkts);
 void tep_cnt_clear(void);
+void tep_cnt_tun_reset(uint32_t id);
+const char *tep_stage_name(enum tep_stage s);
 int tep_telemetry_init(void);
 
 #endif /* TEPD_H */

@@ -1290,7 +1290,7 @@ route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 	}
 }
 
-static void
+static uint16_t
 rx_port(struct worker *w, uint16_t port)
 {
 	struct rte_mbuf *pkts[TEP_BURST];
@@ -1301,9 +1301,10 @@ rx_port(struct worker *w, uint16_t port)
 
 	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, TEP_BURST);
 	if (n == 0)
-		return;
+		return 0;
 	t0 = tep.stats_cycles ? rte_rdtsc() : 0;
 	w->cnt->bursts++;
+	w->cnt->burst_hist[tep_burst_bucket(n)]++;
 	w->cnt->port[port].rx += n;
 	w->vrf = p->vrf;
 	for (i = 0; i < n && i < RX_PREFETCH; i++)
@@ -1346,6 +1347,7 @@ rx_port(struct worker *w, uint16_t port)
 	}
 	if (k > 0)
 		route(w, pkts, vrfs, fams, NULL, k, false);
+	return n;
 }
 
 /* A frame the control thread made for a sender behind a tunnel (an ICMP
@@ -1413,12 +1415,19 @@ tep_worker_main(void *arg)
 		 * tep.port[n] and then publishes nb_ports (release). */
 		uint16_t nb_ports = __atomic_load_n(&tep.nb_ports,
 						    __ATOMIC_ACQUIRE);
+		unsigned int got = 0;
 
 		for (port = 0; port < nb_ports; port++)
 			if (__atomic_load_n(&tep.port[port].polling,
 					    __ATOMIC_ACQUIRE) &&
 			    w->idx < tep.port[port].nb_rxq)
-				rx_port(w, port);
+				got += rx_port(w, port);
+		/* Busy vs idle polls: how loaded the worker is (it polls
+		 * at 100 % CPU either way). */
+		if (got != 0)
+			w->cnt->polls_busy++;
+		else
+			w->cnt->polls_idle++;
 		if (idx == 0)
 			ctl_tx_drain(w);
 		for (port = 0; port < nb_ports; port++)

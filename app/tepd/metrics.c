@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * GET /metrics (tepd -M [ADDR]:PORT): the counters in the Prometheus text
+ * format, or OpenMetrics when the scraper asks for it (Prometheus does).
+ *
+ * Two threads, and what each may touch:
+ * - libmicrohttpd's own thread (one, epoll) parses HTTP and serves a
+ *   snapshot: an immutable, reference-counted block of text. It reads
+ *   nothing of tepd's state.
+ * - The control thread renders the snapshot (tep_metrics_poll(), called
+ *   from its loop). Ports, VRFs and tunnels are created and deleted only
+ *   on that thread, so it reads them without RCU; the counters are the
+ *   workers' per-lcore structs, summed with plain 64-bit loads as
+ *   tepctl stats does. A worker never waits for anything here.
+ * A request finds the snapshot fresh (under METRICS_FRESH_MS old) and
+ * takes it, or raises `want` and waits for the control thread (which
+ * checks the flag every loop, a millisecond at most) up to
+ * METRICS_WAIT_MS; if the control thread is busy for longer (loading a
+ * million routes), requests get the last snapshot instead of waiting. A
+ * hundred scrapers at once cost one rendering.
+ *
+ * Counters here are raw totals since start (stats.c): "stats clear"
+ * changes what tepctl shows, never these, so no counter goes back.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "tep_ctl_server.h"
+#include "tepd.h"
+
+#define METRICS_FRESH_MS	100	/* a snapshot this young is served */
+#define METRICS_WAIT_MS		500	/* longest wait for the control thread */
+#define METRICS_CONN_MAX	256	/* connections at once */
+#define METRICS_CONN_PER_IP	64	/* ... from one address */
+#define METRICS_TIMEOUT_S	3	/* idle connection closed after */
+#define METRICS_CONN_MEM	(16 * 1024)	/* request headers and state */
+
+enum { FMT_PROM, FMT_OM, FMT_MAX };
+
+static const char *const content_type[FMT_MAX] = {
+	"text/plain; version=0.0.4; charset=utf-8",
+	"application/openmetrics-text; version=1.0.0; charset=utf-8",
+};
+
+struct snap {
+	int refs;			/* atomic */
+	uint64_t built_ns;		/* CLOCK_MONOTONIC */
+	char *text[FMT_MAX];
+	size_t len[FMT_MAX];
+};
+
+/* Raw sums gathered once per rendering (families then walk them). */
+struct gather {
+	struct tep_cnt_port port[TEP_PORTS_MAX];
+	struct tep_cnt_vrf vrf[TEP_VRF_MAX];
+	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
+};
+
+static struct {
+	struct MHD_Daemon *mhd;
+	struct tep_ctl_server *ctl;
+	pthread_mutex_t lock;
+	pthread_cond_t fresh;
+	struct snap *cur;		/* lock */
+	uint64_t want_since;		/* lock; when `want` was raised */
+	bool want;			/* atomic: a request waits */
+	uint64_t requests;		/* atomic */
+	double start_time;		/* unix seconds */
+	struct gather *g;		/* control thread */
+} M;
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+snap_put(struct snap *s)
+{
+	int f;
+
+	if (s == NULL || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (f = 0; f < FMT_MAX; f++)
+		free(s->text[f]);
+	free(s);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+struct text {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void __rte_format_printf(2, 3)
+put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *np;
+	int n;
+
+	if (t->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->oom = true;
+			return;
+		}
+		if ((size_t)n < t->cap - t->len) {
+			t->len += (size_t)n;
+			return;
+		}
+		np = realloc(t->p, t->cap * 2 + (size_t)n);
+		if (np == NULL) {
+			t->oom = true;
+			return;
+		}
+		t->p = np;
+		t->cap = t->cap * 2 + (size_t)n;
+	}
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void
+put_value(struct text *t, const char *v)
+{
+	if (strpbrk(v, "\\\"\n") == NULL) {
+		put(t, "%s", v);
+		return;
+	}
+	for (; *v != '\0'; v++) {
+		if (*v == '\\')
+			put(t, "\\\\");
+		else if (*v == '"')
+			put(t, "\\\"");
+		else if (*v == '\n')
+			put(t, "\\n");
+		else
+			put(t, "%c", *v);
+	}
+}
+
+/*
+ * The rendering: both formats at once, since they differ only in the
+ * family line of counters and info metrics, and in OpenMetrics' "# EOF".
+ * A family's samples are contiguous in both.
+ */
+struct out {
+	struct text t[FMT_MAX];
+	const char *name;	/* current family */
+	const char *suffix;	/* "_total", "_info", "" */
+};
+
+enum ftype { COUNTER, GAUGE, INFO, HISTOGRAM };
+
+/*
+ * Start a family. Prometheus' text format names the family by its samples
+ * (tepd_x_total counter); OpenMetrics by the name without the suffix
+ * (tepd_x counter, samples tepd_x_total; tepd_y info, samples tepd_y_info).
+ */
+static void
+family(struct out *o, const char *name, enum ftype type, const char *help)
+{
+	static const char *const prom_type[] = {
+		[COUNTER] = "counter", [GAUGE] = "gauge", [INFO] = "gauge",
+		[HISTOGRAM] = "histogram" };
+	static const char *const om_type[] = {
+		[COUNTER] = "counter", [GAUGE] = "gauge", [INFO] = "info",
+		[HISTOGRAM] = "histogram" };
+
+	o->name = name;
+	o->suffix = type == COUNTER ? "_total" : type == INFO ? "_info" : "";
+	put(&o->t[FMT_PROM], "# HELP %s%s %s\n# TYPE %s%s %s\n",
+	    name, o->suffix, help, name, o->suffix, prom_type[type]);
+	put(&o->t[FMT_OM], "# HELP %s %s\n# TYPE %s %s\n",
+	    name, help, name, om_type[type]);
+}
+
+/*
+ * One sample of the current family: labels as pairs of strings (NULL
+ * ends them), the value last. sub is a sample suffix of its own, for
+ * histograms ("_bucket"); NULL takes the family's.
+ */
+static void
+sample_v(struct out *o, const char *sub, const char *const *lab, uint64_t v)
+{
+	int f, i;
+
+	for (f = 0; f < FMT_MAX; f++) {
+		struct text *t = &o->t[f];
+
+		put(t, "%s%s", o->name, sub != NULL ? sub : o->suffix);
+		for (i = 0; lab[i] != NULL; i += 2) {
+			put(t, "%s%s=\"", i == 0 ? "{" : ",", lab[i]);
+			put_value(t, lab[i + 1]);
+			put(t, "\"");
+		}
+		put(t, "%s %" PRIu64 "\n", i > 0 ? "}" : "", v);
+	}
+}
+
+#define sample(o, v, ...) \
+	sample_v((o), NULL, (const char *const[]){ __VA_ARGS__, NULL }, (v))
+#define sample0(o, v) \
+	sample_v((o), NULL, (const char *const[]){ NULL }, (v))
+
+static void
+sample_f(struct out *o, double v)
+{
+	int f;
+
+	for (f = 0; f < FMT_MAX; f++)
+		put(&o->t[f], "%s%s %.3f\n", o->name, o->suffix, v);
+}
+
+/* ---- the families -------------------------------------------------------- */
+
+static const char *const role_name[] = {
+	[TEP_ROLE_NONE] = "none",
+	[TEP_ROLE_UNDERLAY] = "underlay",
+	[TEP_ROLE_ACCESS] = "access",
+};
+
+static const char *
+vrf_name(uint16_t id)
+{
+	return id < TEP_VRF_MAX && tep.rib.vrf[id] != NULL ?
+		tep.rib.vrf[id]->name : "";
+}
+
+#define PORTS(i) \
+	for ((i) = 0; (i) < tep.nb_ports; (i)++) if (tep.port[i].present)
+#define VRFS(i) \
+	for ((i) = 0; (i) < TEP_VRF_MAX; (i)++) if (tep.rib.vrf[i] != NULL)
+#define TUNNELS(i) \
+	for ((i) = 0; (i) < TEP_TUNNELS_MAX; (i)++) if (tep.tunnel[i] != NULL)
+
+/* A per-port u64 counter family from a field of struct tep_cnt_port. */
+#define PORT_FAMILY(o, g, fname, field, help)				\
+	do {								\
+		uint16_t _p;						\
+		family((o), (fname), COUNTER, (help));			\
+		PORTS(_p)						\
+			sample((o), (g)->port[_p].field,		\
+			       "port", tep.port[_p].name);		\
+	} while (0)
+
+#define TUN_FAMILY(o, g, fname, field, help)				\
+	do {								\
+		uint32_t _t;						\
+		family((o), (fname), COUNTER, (help));			\
+		TUNNELS(_t)						\
+			sample((o), (g)->tun[_t].field,			\
+			       "tunnel", tep.tunnel[_t]->name);		\
+	} while (0)
+
+static void
+render_ports(struct out *o, const struct gather *g)
+{
+	uint16_t p;
+	int r;
+
+	family(o, "tepd_port", INFO, "A port: its driver, role and VRF.");
+	PORTS(p)
+		sample(o, 1, "port", tep.port[p].name,
+		       "driver", tep.port[p].driver,
+		       "role", role_name[tep.port[p].role],
+		       "vrf", vrf_name(tep.port[p].vrf));
+	family(o, "tepd_port_admin_up", GAUGE,
+	       "1 if the port is administratively up (port set P up).");
+	PORTS(p)
+		sample(o, tep.port[p].up, "port", tep.port[p].name);
+	family(o, "tepd_port_link_up", GAUGE, "1 if the port's link is up.");
+	PORTS(p) {
+		struct rte_eth_link link;
+
+		memset(&link, 0, sizeof(link));
+		rte_eth_link_get_nowait(p, &link);
+		sample(o, link.link_status, "port", tep.port[p].name);
+	}
+	family(o, "tepd_port_mtu_bytes", GAUGE, "The port's MTU.");
+	PORTS(p)
+		sample(o, tep.port[p].mtu, "port", tep.port[p].name);
+	PORT_FAMILY(o, g, "tepd_port_rx_packets", rx,
+		    "Packets received on the port.");
+	PORT_FAMILY(o, g, "tepd_port_rx_bytes", rx_bytes,
+		    "Bytes received on the port.");
+	PORT_FAMILY(o, g, "tepd_port_tx_packets", tx,
+		    "Packets sent on the port.");
+	PORT_FAMILY(o, g, "tepd_port_tx_bytes", tx_bytes,
+		    "Bytes sent on the port.");
+	family(o, "tepd_port_drops", COUNTER,
+	       "Packets that arrived on the port and were dropped, by reason "
+	       "(docs/troubleshooting.md).");
+	PORTS(p)
+		for (r = 1; r < TEP_R_MAX; r++)
+			sample(o, g->port[p].drop[r], "port", tep.port[p].name,
+			       "reason", tep_reason_name((enum tep_reason)r));
+	family(o, "tepd_port_inner_csum_packets", COUNTER,
+	       "Packets sent on the port whose inner checksum was completed, "
+	       "by who did it: the NIC or tepd in software.");
+	PORTS(p) {
+		sample(o, g->port[p].hw_csum, "port", tep.port[p].name,
+		       "by", "nic");
+		sample(o, g->port[p].sw_csum, "port", tep.port[p].name,
+		       "by", "software");
+	}
+	PORT_FAMILY(o, g, "tepd_port_rx_csum_pending_packets",
+		    rx_csum_pending,
+		    "Packets that arrived with their L4 checksum left to tepd.");
+	PORT_FAMILY(o, g, "tepd_port_tx_csum_partial_packets",
+		    tx_csum_partial,
+		    "Packets verified and handed on with a partial checksum.");
+	PORT_FAMILY(o, g, "tepd_port_gso_packets", gso_pkts,
+		    "TCP super-packets from the port cut into segments.");
+	PORT_FAMILY(o, g, "tepd_port_gso_segments", gso_segs,
+		    "Segments cut from those super-packets.");
+	PORT_FAMILY(o, g, "tepd_port_ipv4_fragmented_packets", frag_pkts,
+		    "IPv4 packets from the port fragmented to fit.");
+	PORT_FAMILY(o, g, "tepd_port_ipv4_fragments", frags,
+		    "Fragments made of them.");
+}
+
+static void
+render_vrfs(struct out *o, const struct gather *g)
+{
+	uint16_t v;
+	int r;
+
+	family(o, "tepd_vrf_routed_packets", COUNTER,
+	       "Packets looked up and routed in the VRF.");
+	VRFS(v)
+		sample(o, g->vrf[v].routed, "vrf", vrf_name(v));
+	family(o, "tepd_vrf_drops", COUNTER,
+	       "Packets dropped in the VRF, by reason.");
+	VRFS(v)
+		for (r = 1; r < TEP_R_MAX; r++)
+			sample(o, g->vrf[v].drop[r], "vrf", vrf_name(v),
+			       "reason", tep_reason_name((enum tep_reason)r));
+	family(o, "tepd_vrf_routes", GAUGE,
+	       "Routes in the VRF, by address family.");
+	VRFS(v) {
+		sample(o, tep.rib.vrf[v]->routes4, "vrf", vrf_name(v),
+		       "family", "ipv4");
+		sample(o, tep.rib.vrf[v]->routes6, "vrf", vrf_name(v),
+		       "family", "ipv6");
+	}
+}
+
+static void
+render_tunnels(struct out *o, const struct gather *g)
+{
+	static const char *const ocsum[4] = {
+		[TEP_OCSUM_NONE] = "none", [TEP_OCSUM_LCO] = "lco",
+		[TEP_OCSUM_FULL] = "full", [TEP_OCSUM_HW] = "hw" };
+	uint32_t t;
+	int r, m;
+
+	family(o, "tepd_tunnel", INFO,
+	       "A tunnel: its type, VRF, remote and VNI or key.");
+	TUNNELS(t) {
+		const struct tep_tunnel *tu = tep.tunnel[t];
+		char remote[INET6_ADDRSTRLEN], vni[16];
+
+		inet_ntop(tu->p.outer_v6 ? AF_INET6 : AF_INET, tu->p.dst,
+			  remote, sizeof(remote));
+		snprintf(vni, sizeof(vni), "%" PRIu32, tu->p.vni);
+		sample(o, 1, "tunnel", tu->name,
+		       "type", tep_tun_type_name(tu->tmpl.type),
+		       "vrf", vrf_name(tu->vrf), "remote", remote, "vni", vni);
+	}
+	TUN_FAMILY(o, g, "tepd_tunnel_encap_packets", encap,
+		   "Packets encapsulated into the tunnel.");
+	TUN_FAMILY(o, g, "tepd_tunnel_encap_bytes", encap_bytes,
+		   "Bytes encapsulated into the tunnel (outer headers "
+		   "included).");
+	TUN_FAMILY(o, g, "tepd_tunnel_decap_packets", decap,
+		   "Packets decapsulated from the tunnel.");
+	TUN_FAMILY(o, g, "tepd_tunnel_decap_bytes", decap_bytes,
+		   "Bytes decapsulated from the tunnel.");
+	family(o, "tepd_tunnel_outer_csum_packets", COUNTER,
+	       "Encapsulated packets by how their outer checksum was made: "
+	       "lco (headers only), full (whole datagram summed), hw (left "
+	       "to the NIC), none.");
+	TUNNELS(t)
+		for (m = 0; m < 4; m++)
+			sample(o, g->tun[t].ocsum[m],
+			       "tunnel", tep.tunnel[t]->name, "mode", ocsum[m]);
+	TUN_FAMILY(o, g, "tepd_tunnel_decap_inner_csum_ok_packets",
+		   decap_inner_ok,
+		   "Decapsulated packets whose inner L4 checksum was derived "
+		   "good from the outer one.");
+	TUN_FAMILY(o, g, "tepd_tunnel_arp_nd_answered", proxy_answers,
+		   "ARP requests and neighbour solicitations from the tunnel "
+		   "answered by tepd (proxy ARP/ND).");
+	/* Only the reasons seen: a thousand tunnels times every reason would
+	 * be most of the page, nearly all zero. */
+	family(o, "tepd_tunnel_drops", COUNTER,
+	       "Packets of the tunnel dropped, by reason (decapsulation "
+	       "errors and encapsulation failures); reasons never seen on "
+	       "the tunnel are left out.");
+	TUNNELS(t)
+		for (r = 1; r < TEP_R_MAX; r++)
+			if (g->tun[t].drop[r] != 0)
+				sample(o, g->tun[t].drop[r],
+				       "tunnel", tep.tunnel[t]->name,
+				       "reason",
+				       tep_reason_name((enum tep_reason)r));
+}
+
+static void
+render_workers(struct out *o)
+{
+	char w[TEP_MAX_WORKERS][12], lc[TEP_MAX_WORKERS][12];
+	unsigned int i, b, s;
+
+	for (i = 0; i < tep.nb_workers; i++) {
+		snprintf(w[i], sizeof(w[i]), "%u", i);
+		snprintf(lc[i], sizeof(lc[i]), "%u", tep.worker_lcore[i]);
+	}
+	family(o, "tepd_worker_polls", COUNTER,
+	       "Poll loops of a worker, busy (some port gave packets) or "
+	       "idle.");
+	for (i = 0; i < tep.nb_workers; i++) {
+		const struct tep_lcore_cnt *c = tep.cnt[tep.worker_lcore[i]];
+
+		sample(o, c->polls_busy, "worker", w[i], "lcore", lc[i],
+		       "state", "busy");
+		sample(o, c->polls_idle, "worker", w[i], "lcore", lc[i],
+		       "state", "idle");
+	}
+	family(o, "tepd_worker_rx_burst_packets", HISTOGRAM,
+	       "Packets per RX burst that brought any (bursts of 32 are "
+	       "full: the worker is behind).");
+	for (i = 0; i < tep.nb_workers; i++) {
+		const struct tep_lcore_cnt *c = tep.cnt[tep.worker_lcore[i]];
+		uint64_t cum = 0, pkts = 0;
+		uint16_t p;
+
+		for (b = 0; b < TEP_BURST_HIST; b++) {
+			char le[12];
+
+			/* Bucket b holds 2^b .. 2^(b+1)-1; the last one
+			 * holds full bursts. */
+			snprintf(le, sizeof(le), "%u",
+				 b + 1 < TEP_BURST_HIST ? (2u << b) - 1 :
+				 (unsigned int)TEP_BURST);
+			cum += c->burst_hist[b];
+			sample_v(o, "_bucket", (const char *const[]){
+				 "worker", w[i], "lcore", lc[i], "le", le,
+				 NULL }, cum);
+		}
+		sample_v(o, "_bucket", (const char *const[]){
+			 "worker", w[i], "lcore", lc[i], "le", "+Inf", NULL },
+			 cum);
+		/* Every packet a worker counts as received came in a burst. */
+		for (p = 0; p < tep.nb_ports; p++)
+			pkts += c->port[p].rx;
+		sample_v(o, "_sum", (const char *const[]){
+			 "worker", w[i], "lcore", lc[i], NULL }, pkts);
+		sample_v(o, "_count", (const char *const[]){
+			 "worker", w[i], "lcore", lc[i], NULL }, cum);
+	}
+	if (!tep.stats_cycles)
+		return;
+	family(o, "tepd_worker_stage_cycles", COUNTER,
+	       "TSC cycles spent per pipeline stage (tepd -C).");
+	for (i = 0; i < tep.nb_workers; i++)
+		for (s = 0; s < TEP_ST_MAX; s++)
+			sample(o, tep.cnt[tep.worker_lcore[i]]->stage_cycles[s],
+			       "worker", w[i], "lcore", lc[i],
+			       "stage", tep_stage_name((enum tep_stage)s));
+	family(o, "tepd_worker_stage_packets", COUNTER,
+	       "Packets through each pipeline stage (tepd -C).");
+	for (i = 0; i < tep.nb_workers; i++)
+		for (s = 0; s < TEP_ST_MAX; s++)
+			sample(o, tep.cnt[tep.worker_lcore[i]]->stage_pkts[s],
+			       "worker", w[i], "lcore", lc[i],
+			       "stage", tep_stage_name((enum tep_stage)s));
+}
+
+static void
+render_process(struct out *o)
+{
+	struct tep_ctl_server_stats cs;
+
+	memset(&cs, 0, sizeof(cs));
+	if (M.ctl != NULL)
+		tep_ctl_server_stats(M.ctl, &cs);
+	family(o, "tepd_start_time_seconds", GAUGE,
+	       "When tepd started, in seconds since the Unix epoch.");
+	sample_f(o, M.start_time);
+	family(o, "tepd_tsc_hertz", GAUGE,
+	       "TSC frequency: divides tepd_worker_stage_cycles_total.");
+	sample0(o, rte_get_tsc_hz());
+	family(o, "tepd_mempool_mbufs_in_use", GAUGE,
+	       "Mbufs neither free in the pool nor in a per-lcore cache.");
+	sample0(o, rte_mempool_in_use_count(tep.pool));
+	family(o, "tepd_mempool_mbufs", GAUGE, "Mbufs in the pool.");
+	sample0(o, tep.pool->size);
+	family(o, "tepd_punt_ring_entries", GAUGE,
+	       "Packets waiting for the control thread (ARP, ND, ICMP); "
+	       "drops when it is full are tepd_port_drops_total{reason="
+	       "\"punt_full\"}.");
+	sample0(o, rte_ring_count(tep.punt));
+	family(o, "tepd_punt_ring_capacity", GAUGE,
+	       "Size of the punt ring.");
+	sample0(o, rte_ring_get_capacity(tep.punt));
+	family(o, "tepd_control_clients", GAUGE,
+	       "Clients connected to the control socket.");
+	sample0(o, cs.clients);
+	family(o, "tepd_control_requests", COUNTER,
+	       "Requests served on the control socket.");
+	sample0(o, cs.requests);
+	family(o, "tepd_metrics_requests", COUNTER,
+	       "HTTP requests to this endpoint.");
+	sample0(o, __atomic_load_n(&M.requests, __ATOMIC_RELAXED));
+}
+
+static struct snap *
+render(void)
+{
+	struct out o;
+	struct snap *s;
+	struct gather *g = M.g;
+	uint32_t i;
+	int f;
+
+	memset(&o, 0, sizeof(o));
+	for (i = 0; i < tep.nb_ports; i++)
+		if (tep.port[i].present)
+			tep_cnt_raw_port((uint16_t)i, &g->port[i]);
+	for (i = 0; i < TEP_VRF_MAX; i++)
+		if (tep.rib.vrf[i] != NULL)
+			tep_cnt_raw_vrf((uint16_t)i, &g->vrf[i]);
+	for (i = 0; i < TEP_TUNNELS_MAX; i++)
+		if (tep.tunnel[i] != NULL)
+			tep_cnt_raw_tun(i, &g->tun[i]);
+	for (f = 0; f < FMT_MAX; f++) {
+		o.t[f].cap = 64 * 1024;
+		o.t[f].p = malloc(o.t[f].cap);
+		o.t[f].oom = o.t[f].p == NULL;
+	}
+	render_process(&o);
+	render_ports(&o, g);
+	render_vrfs(&o, g);
+	render_tunnels(&o, g);
+	render_workers(&o);
+	put(&o.t[FMT_OM], "# EOF\n");
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL || o.t[FMT_PROM].oom || o.t[FMT_OM].oom) {
+		for (f = 0; f < FMT_MAX; f++)
+			free(o.t[f].p);
+		free(s);
+		return NULL;
+	}
+	s->refs = 1;
+	s->built_ns = mono_ns();
+	for (f = 0; f < FMT_MAX; f++) {
+		s->text[f] = o.t[f].p;
+		s->len[f] = o.t[f].len;
+	}
+	return s;
+}
+
+/* Control thread, every loop: render if a request is waiting. */
+void
+tep_metrics_poll(void)
+{
+	struct snap *s, *old;
+
+	if (!__atomic_load_n(&M.want, __ATOMIC_ACQUIRE))
+		return;
+	s = render();
+	pthread_mutex_lock(&M.lock);
+	old = NULL;
+	if (s != NULL) {
+		old = M.cur;
+		M.cur = s;
+	}
+	__atomic_store_n(&M.want, false, __ATOMIC_RELEASE);
+	M.want_since = 0;
+	pthread_cond_broadcast(&M.fresh);
+	pthread_mutex_unlock(&M.lock);
+	snap_put(old);
+}
+
+/* ---- HTTP (libmicrohttpd's thread) ---------------------------------------- */
+
+/* A reference to a fresh snapshot, or to the last one if the control
+ * thread does not answer in time; NULL before the first. */
+static struct snap *
+snap_get(void)
+{
+	uint64_t now = mono_ns(), deadline;
+	struct timespec ts;
+	struct snap *s;
+
+	pthread_mutex_lock(&M.lock);
+	if (M.cur == NULL ||
+	    now - M.cur->built_ns > METRICS_FRESH_MS * 1000000ull) {
+		if (!M.want) {
+			M.want_since = now;
+			__atomic_store_n(&M.want, true, __ATOMIC_RELEASE);
+			if (M.ctl != NULL)
+				tep_ctl_server_wakeup(M.ctl);
+		}
+		/* Wait only within METRICS_WAIT_MS of the first request
+		 * that asked: if the control thread is busy, requests after
+		 * that take the last snapshot at once. */
+		deadline = M.want_since + METRICS_WAIT_MS * 1000000ull;
+		ts.tv_sec = (time_t)(deadline / 1000000000u);
+		ts.tv_nsec = (long)(deadline % 1000000000u);
+		while (M.want && mono_ns() < deadline)
+			if (pthread_cond_timedwait(&M.fresh, &M.lock, &ts) ==
+			    ETIMEDOUT)
+				break;
+	}
+	s = M.cur;
+	if (s != NULL)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&M.lock);
+	return s;
+}
+
+static void
+snap_free_cb(void *cls)
+{
+	snap_put(cls);
+}
+
+static enum MHD_Result
+reply_text(struct MHD_Connection *c, unsigned int status, const char *text)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+					    MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *c, const char *url,
+	   const char *method, const char *version, const char *upload_data,
+	   size_t *upload_data_size, void **con_cls)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	const char *accept;
+	struct snap *s;
+	int f;
+
+	(void)cls;
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)con_cls;
+	/* Answered at once, on the first call: a body, if any, is not
+	 * read (libmicrohttpd then closes the connection). */
+	__atomic_add_fetch(&M.requests, 1, __ATOMIC_RELAXED);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "GET /metrics\n");
+	if (strcmp(url, "/") == 0)
+		return reply_text(c, MHD_HTTP_OK, "tepd: GET /metrics\n");
+	if (strcmp(url, "/metrics") != 0)
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "GET /metrics\n");
+	s = snap_get();
+	if (s == NULL)
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "no snapshot yet: the control thread is "
+				  "busy\n");
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					     MHD_HTTP_HEADER_ACCEPT);
+	f = accept != NULL && strstr(accept, "application/openmetrics-text")
+		!= NULL ? FMT_OM : FMT_PROM;
+	r = MHD_create_response_from_buffer_with_free_callback_cls(s->len[f],
+		s->text[f], snap_free_cb, s);
+	if (r == NULL) {
+		snap_put(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				content_type[f]);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);	/* the snapshot goes with the last use */
+	return ret;
+}
+
+/* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6]. */
+static int
+parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
+{
+	char host[INET6_ADDRSTRLEN + 2] = "";
+	const char *port;
+	char *end;
+	unsigned long pn;
+
+	memset(ss, 0, sizeof(*ss));
+	if (arg[0] == '[') {
+		const char *rb = strchr(arg, ']');
+
+		if (rb == NULL || rb[1] != ':' ||
+		    (size_t)(rb - arg - 1) >= sizeof(host))
+			return -1;
+		memcpy(host, arg + 1, (size_t)(rb - arg - 1));
+		port = rb + 2;
+	} else if ((port = strrchr(arg, ':')) != NULL) {
+		if ((size_t)(port - arg) >= sizeof(host))
+			return -1;
+		memcpy(host, arg, (size_t)(port - arg));
+		port++;
+	} else {
+		port = arg;
+	}
+	errno = 0;
+	pn = strtoul(port, &end, 10);
+	if (*port == '\0' || *end != '\0' || errno != 0 || pn == 0 ||
+	    pn > 65535)
+		return -1;
+	if (host[0] == '\0')
+		strcpy(host, "127.0.0.1");
+	*v6 = strchr(host, ':') != NULL;
+	if (*v6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)pn);
+		return inet_pton(AF_INET6, host, &a->sin6_addr) == 1 ? 0 : -1;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)pn);
+		return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
+	}
+}
+
+int
+tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
+		  char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	pthread_condattr_t ca;
+	struct timespec now;
+	unsigned int flags;
+	bool v6;
+
+	if (parse_listen(listen, &ss, &v6) != 0) {
+		snprintf(err, errlen, "-M %s: want [ADDR]:PORT, e.g. "
+			 "127.0.0.1:9108 or [::1]:9108", listen);
+		return -1;
+	}
+	M.g = malloc(sizeof(*M.g));
+	if (M.g == NULL) {
+		snprintf(err, errlen, "metrics: out of memory");
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	M.start_time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	M.ctl = ctl;
+	pthread_mutex_init(&M.lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&M.fresh, &ca);
+	pthread_condattr_destroy(&ca);
+	/* One thread of libmicrohttpd's own, on epoll; it inherits the
+	 * control lcore's CPU affinity, never a worker's. */
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+		(v6 ? MHD_USE_IPv6 : 0);
+	M.mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_MAX,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)METRICS_CONN_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_CONN_MEM,
+		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+		MHD_OPTION_END);
+	if (M.mhd == NULL) {
+		snprintf(err, errlen, "-M %s: cannot listen (%s)", listen,
+			 errno != 0 ? strerror(errno) : "libmicrohttpd failed");
+		free(M.g);
+		M.g = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+tep_metrics_stop(void)
+{
+	if (M.mhd == NULL)
+		return;
+	MHD_stop_daemon(M.mhd);		/* joins its thread */
+	M.mhd = NULL;
+	snap_put(M.cur);
+	M.cur = NULL;
+	free(M.g);
+	M.g = NULL;
+}
