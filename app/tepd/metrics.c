@@ -70,7 +70,7 @@ struct snap {
 
 /* Raw sums gathered once per rendering (families then walk them). */
 struct gather {
-	struct tep_cnt_port port[TEP_PORTS_MAX];
+	struct tep_cnt_port port[TEP_PORTS_MAX + 1];	/* + TEP_PORT_CTL */
 	struct tep_cnt_vrf vrf[TEP_VRF_MAX];
 	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
 };
@@ -324,6 +324,13 @@ render_ports(struct out *o, const struct gather *g)
 		for (r = 1; r < TEP_R_MAX; r++)
 			sample(o, g->port[p].drop[r], "port", tep.port[p].name,
 			       "reason", tep_reason_name((enum tep_reason)r));
+	family(o, "tepd_control_frame_drops", COUNTER,
+	       "Frames tepd built itself (ARP, ND, ICMP errors) dropped on "
+	       "their way out, by reason.");
+	for (r = 1; r < TEP_R_MAX; r++)
+		if (g->port[TEP_PORT_CTL].drop[r] != 0)
+			sample(o, g->port[TEP_PORT_CTL].drop[r], "reason",
+			       tep_reason_name((enum tep_reason)r));
 	family(o, "tepd_port_inner_csum_packets", COUNTER,
 	       "Packets sent on the port whose inner checksum was completed, "
 	       "by who did it: the NIC or tepd in software.");
@@ -558,6 +565,7 @@ render(void)
 	for (i = 0; i < tep.nb_ports; i++)
 		if (tep.port[i].present)
 			tep_cnt_raw_port((uint16_t)i, &g->port[i]);
+	tep_cnt_raw_port(TEP_PORT_CTL, &g->port[TEP_PORT_CTL]);
 	for (i = 0; i < TEP_VRF_MAX; i++)
 		if (tep.rib.vrf[i] != NULL)
 			tep_cnt_raw_vrf((uint16_t)i, &g->vrf[i]);
