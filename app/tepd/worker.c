@@ -354,8 +354,8 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 			return 0;
 		}
 		/* 169.254/16 stays on its link (RFC 3927 2.7). */
-		if (unlikely((tep_rd16(ip + 12) == 0xa9fe) |
-			     (tep_rd16(ip + 16) == 0xa9fe))) {
+		if (unlikely(tep_rd16(ip + 12) == 0xa9fe ||
+			     tep_rd16(ip + 16) == 0xa9fe)) {
 			drop(w, m, TEP_R_LINK_LOCAL);
 			return 0;
 		}
@@ -395,8 +395,8 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 			return 0;
 		}
 		/* fe80::/10 stays on its link (RFC 4291 2.5.6). */
-		if (unlikely(((ip[8] == 0xfe) & ((ip[9] & 0xc0) == 0x80)) |
-			     ((ip[24] == 0xfe) & ((ip[25] & 0xc0) == 0x80)))) {
+		if (unlikely((ip[8] == 0xfe && (ip[9] & 0xc0) == 0x80) ||
+			     (ip[24] == 0xfe && (ip[25] & 0xc0) == 0x80))) {
 			drop(w, m, TEP_R_LINK_LOCAL);
 			return 0;
 		}
