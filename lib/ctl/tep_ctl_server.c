@@ -1065,7 +1065,7 @@ expire_idle(struct tep_ctl_server *s, uint64_t now)
 {
 	struct client *c;
 	char msg[96];
-	size_t i;
+	size_t i, flen;
 
 	if (s->conf.idle_ms == TEP_CTL_NONE)
 		return;
@@ -1074,6 +1074,15 @@ expire_idle(struct tep_ctl_server *s, uint64_t now)
 		if (c->wait_since == 0 || c->dead || c->closing ||
 		    now < c->wait_since + s->conf.idle_ms)
 			continue;
+		/* The request may have come in after poll() returned: one
+		 * already in the socket is not late, serve it next step. */
+		client_read(c);
+		if (c->in_len > 0 &&
+		    tep_ctl_frame_check(c->in, c->in_len, TEP_CTL_MAX_REQ,
+					&flen) != TEP_CTL_PERR_INCOMPLETE) {
+			c->more = true;
+			continue;
+		}
 		STAT_ADD(s, timed_out, 1);
 		snprintf(msg, sizeof(msg), "idle timeout: no complete request "
 			 "in %u ms", s->conf.idle_ms);

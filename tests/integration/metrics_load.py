@@ -188,12 +188,40 @@ def ctlprobe(seconds, sock, cmd):
     import ctlwire
     ctl, spawn, rtt = [], [], []
     conn = ctlwire.Conn(sock)
+    last = time.monotonic()     # the last reply on conn (or connecting)
+
+    def call():
+        """vrf list on the open connection. tepd closes a connection
+        that sends no request for its idle timeout (5 s, -T): if this
+        machine stalled the probe that long, say so and reconnect, as
+        tepctl -b does. Any other closing is a failure."""
+        nonlocal conn, last
+        gap = (time.monotonic() - last) * 1000
+        try:
+            r = conn.call(["vrf", "list"])
+        except (BrokenPipeError, ConnectionResetError):
+            r = None
+        if r is None or r[1] != 0:
+            try:
+                parting = conn.reply() if r is None else r
+            except OSError:
+                parting = None
+            sys.stderr.write(f"ctlprobe: connection closed after "
+                             f"{gap:.0f} ms without a request: {parting}\n")
+            if parting is None or parting[1] != 110 or gap < 4000:
+                raise SystemExit("ctlprobe: control connection lost")
+            conn.close()
+            conn = ctlwire.Conn(sock)
+            r = conn.call(["vrf", "list"])
+            assert r is not None and r[1] == 0, r
+        last = time.monotonic()
+
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         for lst, f in ((ctl, lambda: subprocess.run(
                             cmd, stdout=subprocess.DEVNULL, check=True)),
                        (spawn, lambda: subprocess.run(["/bin/true"])),
-                       (rtt, lambda: conn.call(["vrf", "list"]))):
+                       (rtt, call)):
             t = time.monotonic()
             f()
             lst.append((time.monotonic() - t) * 1000)
