@@ -272,15 +272,11 @@ cmd_port_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
 
 		if (parse_u32(argv[2], 65535, &mtu) != 0 || mtu < 68)
 			return ERR(EINVAL, "mtu \"%s\": 68-65535", argv[2]);
-		/* net_af_packet reports a fixed 1518-byte max frame, but what
-		 * it can carry is set by the kernel interface's MTU and the
-		 * vdev's framesz: tepd's MTU is the one that counts there. */
-		ret = strcmp(p->driver, "net_af_packet") == 0 ? 0 :
-		      rte_eth_dev_set_mtu(p->id, (uint16_t)mtu);
+		ret = tep_port_set_mtu(p, (uint16_t)mtu, e, sizeof(e));
 		if (ret != 0)
-			return ERR(-ret, "port %s refuses mtu %u: %s", p->name,
-				   mtu, strerror(-ret));
-		__atomic_store_n(&p->mtu, (uint16_t)mtu, __ATOMIC_RELEASE);
+			return ERR(-ret, "%s", e);
+		/* Tunnels cache their egress MTU: look again. */
+		tep_underlay_changed();
 		return 0;
 	}
 	if ((strcmp(what, "up") == 0 || strcmp(what, "down") == 0) &&
@@ -1631,6 +1627,13 @@ out_offload(struct tep_out *o, const struct tep_port *p)
 		    c.hw_csum);
 	tep_out_u64(o, "sw_inner_csum", ", in software %" PRIu64 "\n",
 		    c.sw_csum);
+	tep_out_str(o, "rx_jumbo", "    long frames: %s",
+		    p->rx_scatter ? "scattered into a chain" :
+		    "one buffer a frame");
+	tep_out_u64(o, "rx_buf", ", %" PRIu64 "-byte buffers", p->rx_buf);
+	tep_out_u64(o, "mtu", "; mtu %" PRIu64, p->mtu);
+	tep_out_u64(o, "max_mtu", ", at most %" PRIu64, p->max_mtu);
+	tep_out_str(o, "mtu_limit", " (%s)\n", p->mtu_limit);
 	tep_out_close_object(o);
 }
 

@@ -12,11 +12,17 @@
 
 #define _GNU_SOURCE		/* setns */
 #include <errno.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 
 #include "tepd.h"
@@ -24,6 +30,220 @@
 #define RX_DESC	TEP_RX_DESC
 #define TX_DESC	TEP_TX_DESC
 #define HOST_DESC	TEP_HOST_DESC
+
+/*
+ * Jumbo frames. A port takes a frame longer than one 2 KiB buffer in one
+ * of two ways: its PMD scatters it into a chain (RX_OFFLOAD_SCATTER: real
+ * NICs, net_tap), or it copies it into one large buffer (net_af_packet,
+ * which cannot scatter: each of its ring frames, framesz bytes, goes into
+ * one mbuf, and its RX queue refuses a pool whose buffers are smaller).
+ * The second kind gets its RX buffers from tep.jumbo_pool.
+ *
+ * Two PMDs misreport what they carry: net_tap and net_af_packet both
+ * claim a 1518/1522-byte maximum frame, yet net_tap scatters frames of
+ * any size and net_af_packet carries what framesz allows. tepd uses what
+ * they really do and says so (mtu_limit, `offload show`).
+ */
+#define AFP_FRAMESZ_DEFAULT	2048	/* the PMD's default framesz */
+#define AFP_RX_OVERHEAD		32	/* TPACKET2 header in a ring frame */
+#define AFP_MTU_OVERHEAD	52	/* the PMD's own mtu_set rule */
+#define TAP_MAX_MTU		65000	/* a frame's length fits 16 bits */
+#define ETH_OVERHEAD		(RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + \
+				 RTE_ETHER_CRC_LEN)
+
+static bool
+is_driver(const struct rte_eth_dev_info *info, const char *name)
+{
+	return info->driver_name != NULL &&
+	       strcmp(info->driver_name, name) == 0;
+}
+
+/* net_af_packet's framesz= device argument, or its default. */
+static uint32_t
+afp_framesz(const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da = info->device != NULL ?
+				       rte_dev_devargs(info->device) : NULL;
+	const char *a = da != NULL && da->args != NULL ?
+			strstr(da->args, "framesz=") : NULL;
+	unsigned long v = a != NULL ? strtoul(a + 8, NULL, 0) : 0;
+
+	return v >= 256 && v <= 1u << 20 ? (uint32_t)v : AFP_FRAMESZ_DEFAULT;
+}
+
+/* Bytes one RX buffer must hold on a port that cannot scatter: 0 when the
+ * standard buffers do (or the PMD does not care). */
+static uint32_t
+rx_buf_need(const struct rte_eth_dev_info *info)
+{
+	if (is_driver(info, "net_af_packet"))
+		return afp_framesz(info) - AFP_RX_OVERHEAD;
+	return 0;
+}
+
+static uint32_t
+pool_buf(const struct rte_mempool *mp)
+{
+	return rte_pktmbuf_data_room_size((struct rte_mempool *)(uintptr_t)mp) -
+	       RTE_PKTMBUF_HEADROOM;
+}
+
+/* Create tep.jumbo_pool if a port that cannot scatter needs buffers
+ * larger than tep.pool's: enough for those ports' RX rings, the packets
+ * in flight and the per-lcore caches. */
+static int
+jumbo_pool_create(char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	uint32_t need = 0, rxq = 0, room;
+	uint64_t n;
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		uint32_t b;
+
+		if (rte_eth_dev_info_get(pid, &info) != 0 ||
+		    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+			continue;
+		b = rx_buf_need(&info);
+		if (b <= pool_buf(tep.pool))
+			continue;
+		need = RTE_MAX(need, b);
+		rxq += RTE_MIN(info.max_rx_queues, tep.nb_workers);
+	}
+	if (need == 0)
+		return 0;
+	n = (uint64_t)rxq * TEP_RX_DESC +
+	    (uint64_t)tep.nb_workers * TEP_BURST * 8 +
+	    (uint64_t)rte_lcore_count() * 64 * 3 / 2;
+	n += n / 4;
+	n = rte_align64pow2(n) - 1;
+	room = RTE_ALIGN_CEIL(need, 64) + RTE_PKTMBUF_HEADROOM;
+	if (room > UINT16_MAX) {
+		snprintf(err, errlen, "jumbo mbuf pool: %u-byte buffers: at "
+			 "most %u (lower net_af_packet framesz)", room,
+			 UINT16_MAX);
+		return -1;
+	}
+	tep.jumbo_pool = rte_pktmbuf_pool_create("tep_jumbo", (uint32_t)n, 64,
+		RTE_ALIGN(sizeof(struct tep_mbuf_priv), RTE_MBUF_PRIV_ALIGN),
+		(uint16_t)room, (int)rte_socket_id());
+	if (tep.jumbo_pool == NULL) {
+		snprintf(err, errlen, "jumbo mbuf pool: %" PRIu64 " mbufs of "
+			 "%u bytes (%" PRIu64 " MiB) for ports that cannot "
+			 "scatter: %s (give the EAL more memory: -m, or lower "
+			 "net_af_packet framesz)", n, room,
+			 n * (room + 192) >> 20, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* How the port takes long frames, and the largest MTU it can carry. */
+static void
+port_jumbo_caps(struct tep_port *p, const struct rte_eth_dev_info *info,
+		struct rte_mempool **rx_pool)
+{
+	uint32_t max;
+
+	*rx_pool = tep.pool;
+	p->rx_scatter = (info->rx_offload_capa &
+			 RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
+	if (!p->rx_scatter && tep.jumbo_pool != NULL &&
+	    rx_buf_need(info) > pool_buf(tep.pool))
+		*rx_pool = tep.jumbo_pool;
+	p->rx_buf = pool_buf(*rx_pool);
+
+	if (is_driver(info, "net_af_packet")) {
+		uint32_t fs = afp_framesz(info);
+
+		max = fs - AFP_MTU_OVERHEAD;
+		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+			 "net_af_packet framesz=%u (mtu <= framesz - %u)", fs,
+			 AFP_MTU_OVERHEAD);
+	} else if (is_driver(info, "net_tap")) {
+		max = TAP_MAX_MTU;
+		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+			 "net_tap, scattered into %u-byte buffers", p->rx_buf);
+	} else if (p->rx_scatter) {
+		max = info->max_mtu;
+		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+			 "the PMD's max_mtu, scattered into %u-byte buffers",
+			 p->rx_buf);
+	} else {
+		max = RTE_MIN((uint32_t)info->max_mtu,
+			      p->rx_buf - ETH_OVERHEAD);
+		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+			 "the PMD cannot scatter: one %u-byte buffer a frame",
+			 p->rx_buf);
+	}
+	p->max_mtu = (uint16_t)RTE_MIN(max, (uint32_t)UINT16_MAX);
+}
+
+/* net_tap's kernel interface, when it is in this namespace (a test may
+ * have moved it away; then its MTU is whoever's has it). */
+static void
+tap_kernel_mtu(const struct tep_port *p, uint16_t mtu)
+{
+	struct rte_eth_dev_info info;
+	char name[IF_NAMESIZE];
+	struct ifreq ifr;
+	int s;
+
+	if (rte_eth_dev_info_get(p->id, &info) != 0 || info.if_index == 0 ||
+	    if_indextoname(info.if_index, name) == NULL)
+		return;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_mtu = mtu;
+	if (ioctl(s, SIOCSIFMTU, &ifr) != 0)
+		RTE_LOG(WARNING, USER1, "port %s: kernel side %s: mtu %u: "
+			"%s\n", p->name, name, mtu, strerror(errno));
+	close(s);
+}
+
+static int
+port_enter_netns(const struct tep_port *p, char *err, size_t errlen);
+static void
+port_leave_netns(const struct tep_port *p);
+
+/*
+ * Set a port's MTU: the largest IP packet it sends (and, where the PMD
+ * enforces one, receives). Refused above what the port can carry, with
+ * the reason named.
+ */
+int
+tep_port_set_mtu(struct tep_port *p, uint16_t mtu, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (mtu > p->max_mtu) {
+		snprintf(err, errlen, "port %s takes mtu at most %u: %s",
+			 p->name, p->max_mtu, p->mtu_limit);
+		return -EINVAL;
+	}
+	if (strcmp(p->driver, "net_af_packet") == 0) {
+		/* What it carries is the kernel interface's MTU and the
+		 * vdev's framesz: tepd's MTU is the one that counts. */
+	} else if (strcmp(p->driver, "net_tap") == 0) {
+		if (port_enter_netns(p, err, errlen) != 0)
+			return -EIO;
+		tap_kernel_mtu(p, mtu);
+		port_leave_netns(p);
+	} else {
+		ret = rte_eth_dev_set_mtu(p->id, mtu);
+		if (ret != 0) {
+			snprintf(err, errlen, "port %s refuses mtu %u: %s",
+				 p->name, mtu, strerror(-ret));
+			return ret;
+		}
+	}
+	__atomic_store_n(&p->mtu, mtu, __ATOMIC_RELEASE);
+	return 0;
+}
 
 int
 tep_port_find(const char *name)
@@ -41,6 +261,7 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
+	struct rte_mempool *rx_pool;
 	uint64_t want_tx = 0;
 	uint16_t q, mtu;
 	int ret;
@@ -75,7 +296,15 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 	conf.rxmode.offloads = info.rx_offload_capa &
 			       (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 				RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
-				RTE_ETH_RX_OFFLOAD_TCP_CKSUM);
+				RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
+				RTE_ETH_RX_OFFLOAD_SCATTER);
+	port_jumbo_caps(p, &info, &rx_pool);
+	/* The PMD's receive limit follows the MTU where it has one (a NIC
+	 * drops longer frames); where tepd knows better than the PMD's
+	 * numbers (net_tap, net_af_packet) the PMD keeps its default. */
+	if (p->mtu != 0 && p->mtu <= info.max_mtu &&
+	    (uint32_t)p->mtu + ETH_OVERHEAD <= info.max_rx_pktlen)
+		conf.rxmode.mtu = p->mtu;
 	conf.txmode.offloads = (want_tx | RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &
 			       info.tx_offload_capa;
 	p->tx_offloads = conf.txmode.offloads;
@@ -90,7 +319,7 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 		ret = rte_eth_rx_queue_setup(p->id, q,
 					     p->vrf_host ? HOST_DESC : RX_DESC,
 					     rte_eth_dev_socket_id(p->id),
-					     NULL, tep.pool);
+					     NULL, rx_pool);
 		if (ret != 0) {
 			snprintf(err, errlen, "port %s: rx queue %u: %s",
 				 p->name, q, strerror(-ret));
@@ -111,10 +340,11 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	/* Keep tepd's MTU across restarts (see cmd_port_set for af_packet). */
+	/* Keep tepd's MTU across restarts (tep_port_set_mtu). */
 	if (p->mtu == 0 && rte_eth_dev_get_mtu(p->id, &mtu) == 0)
-		p->mtu = mtu;
-	else if (p->mtu != 0)
+		p->mtu = RTE_MIN(mtu, p->max_mtu);
+	else if (p->mtu != 0 && strcmp(p->driver, "net_af_packet") != 0 &&
+		 strcmp(p->driver, "net_tap") != 0)
 		rte_eth_dev_set_mtu(p->id, p->mtu);
 	rte_eth_macaddr_get(p->id, &p->mac);
 	p->mac64 = 0;
@@ -295,6 +525,8 @@ tep_ports_init(char *err, size_t errlen)
 {
 	uint16_t pid;
 
+	if (jumbo_pool_create(err, errlen) != 0)
+		return -1;
 	RTE_ETH_FOREACH_DEV(pid) {
 		struct tep_port *p;
 

@@ -149,6 +149,12 @@ struct tep_port {
 	uint64_t tx_disabled;	/* RTE_ETH_TX_OFFLOAD_* switched off */
 	uint64_t tx_offloads;	/* configured */
 	uint16_t nb_rxq, nb_txq;
+	/* jumbo frames (port.c): how RX takes a frame and how big one may be */
+	uint16_t max_mtu;	/* what `port set mtu` accepts */
+	uint8_t rx_scatter;	/* RX chains buffers (RTE_ETH_RX_OFFLOAD_SCATTER) */
+	uint32_t rx_buf;	/* bytes one RX buffer holds */
+	char mtu_limit[96];	/* where max_mtu comes from, for errors and
+				 * offload show */
 	struct tep_addr addr[TEP_ADDRS_MAX];
 	int naddr;
 	bool vrf_host;		/* a VRF's host port (vrfhost.c) */
@@ -267,6 +273,9 @@ struct tepd {
 	volatile bool quit;
 	struct rte_rcu_qsbr *rcu;
 	struct rte_mempool *pool;
+	/* Large buffers for the RX queues of ports that cannot scatter and
+	 * take frames longer than pool's (net_af_packet framesz > 2048). */
+	struct rte_mempool *jumbo_pool;
 	struct rte_ring *punt;		/* workers -> control */
 	struct rte_ring *ctl_tx;	/* control -> worker 0 -> TX */
 	uint32_t underlay_gen;		/* bumped when tunnel egress may change */
@@ -308,6 +317,8 @@ int tep_worker_main(void *arg);
 int tep_ports_init(char *err, size_t errlen);
 int tep_port_find(const char *name);
 int tep_port_restart(uint16_t id, char *err, size_t errlen);
+int tep_port_set_mtu(struct tep_port *p, uint16_t mtu, char *err,
+		     size_t errlen);
 void tep_ports_stop(void);
 int tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
 			 uint16_t vrf, uint16_t mtu, uint16_t *pid, char *err,

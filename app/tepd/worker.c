@@ -27,7 +27,9 @@
 #include <rte_prefetch.h>
 
 #include "tep_bytes.h"
+#include "tep_chain.h"
 #include "tep_csum.h"
+#include "tep_csum_mbuf.h"
 #include "tep_rxcsum.h"
 #include "tepd.h"
 
@@ -293,6 +295,16 @@ is_nd(const uint8_t *ip6, uint32_t room)
 	return ip6[6] == 58 && room >= 41 && ip6[40] >= 133 && ip6[40] <= 137;
 }
 
+/* Cut a packet to len bytes (Ethernet padding); chains too. */
+static inline void
+pkt_trim(struct rte_mbuf *m, uint32_t len)
+{
+	if (likely(m->next == NULL))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - len));
+	else
+		tep_chain_trim(m, len);
+}
+
 /*
  * Check the IP header of an Ethernet frame and return the family (4/6),
  * or 0 when the packet was punted or dropped here. Sets priv->family.
@@ -346,7 +358,7 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 		}
 		/* Trim Ethernet padding: lengths below follow the IP header. */
 		if (m->pkt_len > 14 + tot)
-			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
+			pkt_trim(m, 14 + tot);
 		/* tepd routes unicast only; hosts' multicast chatter (IGMP,
 		 * mDNS, broadcasts) is counted apart from real misses. */
 		if (ip[16] >= 224 || tep_rd32(ip + 16) == 0xffffffff) {
@@ -379,7 +391,7 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 			return 0;
 		}
 		if (m->pkt_len > 14 + tot)
-			rte_pktmbuf_trim(m, m->pkt_len - 14 - tot);
+			pkt_trim(m, 14 + tot);
 		if (is_nd(ip, RTE_MIN(tot, hroom))) {
 			/* Neighbour state is the underlay's or an access
 			 * link's: ND from behind a tunnel (other than what
@@ -422,7 +434,7 @@ inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
 	uint32_t ipoff = (uint32_t)(ip - buf), l3_len, tot;
 	uint8_t proto;
 
-	if (ipoff + 40 > end)
+	if (ipoff + 40 > end || ipoff + 40 > d->hdr_room)
 		return false;
 	if ((ip[0] >> 4) == 4) {
 		l3_len = (ip[0] & 0xfu) * 4u;
@@ -492,31 +504,25 @@ static int
 decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	/* The parsers read the first segment only (a chain's headers are
+	 * there: rx pulled them up); lengths are the whole packet's. */
 	uint32_t len = m->data_len;
 	const struct tep_tunnel *t;
 	struct tep_rxcsum rv;
 	struct tep_tun_key k;
 	struct tep_decap d;
 	enum tep_reason r;
+	unsigned int pflags;
 	void *data;
 	uint8_t type;
 
-	if (m->nb_segs > 1) {
-		/* Parsers need the headers contiguous: rare (jumbo on a
-		 * scattered RX queue), so linearise rather than walk. */
-		if (rte_pktmbuf_linearize(m) < 0) {
-			drop(w, m, TEP_R_TRUNCATED);
-			return -1;
-		}
-		buf = rte_pktmbuf_mtod(m, uint8_t *);
-		len = m->data_len;
-	}
 	/* Which header the PMD's checksum flags speak of: on a tunnel the
 	 * NIC parsed, RX_L4 is the inner one (drivers/tep_rxcsum.h). Only a
 	 * PMD that verified the outer UDP checksum saves us its sum; a BAD
 	 * verdict is left to our own sum to confirm. */
 	tep_rxcsum_get(m->ol_flags, m->packet_type, &rv);
-	r = tep_parse_outer(buf, len, tep_rxcsum_parse_flags(&rv), &d);
+	pflags = tep_rxcsum_parse_flags(&rv);
+	r = tep_parse_outer_seg(buf, len, m->pkt_len, pflags, &d);
 	if (r != TEP_R_OK) {
 		drop(w, m, r);
 		return -1;
@@ -549,6 +555,21 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 		drop(w, m, r);
 		return -1;
 	}
+	/* A chain's outer datagram runs past the first segment: the
+	 * parsers left its checksum to a walk over the segments. */
+	if (unlikely(d.csum_present && !d.csum_verified &&
+		     ((pflags & TEP_PARSE_VERIFY_CSUM) ||
+		      d.l4_proto != 17))) {
+		uint32_t sum = d.l4_proto == 17 ?
+			       tep_decap_outer_phdr(buf, &d) : 0;
+
+		if (tep_csum_mbuf(m, d.l4_off, d.l4_len, &sum) < 0 ||
+		    tep_csum_fold(sum) != 0xffff) {
+			drop(w, m, TEP_R_BAD_OUTER_CSUM);
+			return -1;
+		}
+		d.csum_verified = 1;
+	}
 	if (d.oam) {
 		drop(w, m, TEP_R_OAM);
 		return -1;
@@ -576,7 +597,13 @@ decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	}
 
 	if (d.inner_proto == TEP_ETH_P_TEB) {
-		uint16_t et = tep_rd16(buf + d.inner_off + 12);
+		uint16_t et;
+
+		if (unlikely(d.inner_off + 14u > len)) {
+			drop(w, m, TEP_R_HDR_SPLIT);
+			return -1;
+		}
+		et = tep_rd16(buf + d.inner_off + 12);
 
 		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6 &&
 		    et != 0x0806) {
@@ -684,7 +711,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	uint32_t ihl, tot;
 	int n, i;
 
-	if ((m->nb_segs > 1 && rte_pktmbuf_linearize(m) < 0) || ip_mtu < 68) {
+	if (ip_mtu < 68) {
 		drop(w, m, TEP_R_TOO_BIG);
 		return;
 	}
@@ -693,13 +720,30 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	tot = tep_rd16(ip + 2);
 	if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 	    RTE_MBUF_F_RX_L4_CKSUM_NONE && !(tep_rd16(ip + 6) & 0x3fff) &&
-	    ((ip[9] == 6 && tot >= ihl + 20) || (ip[9] == 17 && tot >= ihl + 8)))
-		tep_l4_csum_complete(ip + ihl, tot - ihl, ip[9] == 6 ? 16 : 6,
-				     ip[9] == 17);
+	    ((ip[9] == 6 && tot >= ihl + 20) || (ip[9] == 17 && tot >= ihl + 8))) {
+		if (likely(m->next == NULL))
+			tep_l4_csum_complete(ip + ihl, tot - ihl,
+					     ip[9] == 6 ? 16 : 6, ip[9] == 17);
+		else if (tep_chain_l4_complete(m, 14 + ihl, tot - ihl,
+					       ip[9] == 6 ? 16 : 6,
+					       ip[9] == 17) != 0) {
+			drop(w, m, TEP_R_HDR_SPLIT);
+			return;
+		}
+	}
 	memcpy(eth, ip - 14, 14);
 	rte_pktmbuf_adj(m, 14);
-	n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, FRAGS_MAX,
-						 (uint16_t)ip_mtu, tep.pool);
+	/* A chain is cut without copying its payload: each fragment is a
+	 * new header segment followed by indirect segments into the
+	 * original's buffers (whose references keep them alive). */
+	if (likely(m->next == NULL))
+		n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, FRAGS_MAX,
+							 (uint16_t)ip_mtu,
+							 tep.pool);
+	else
+		n = rte_ipv4_fragment_packet(m, frags, FRAGS_MAX,
+					     (uint16_t)ip_mtu, tep.pool,
+					     tep.pool);
 	if (n <= 0) {
 		w->cnt->port[cport].drop[TEP_R_TOO_BIG]++;
 		rte_pktmbuf_free(m);
@@ -968,6 +1012,26 @@ tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	return true;
 }
 
+/*
+ * Will tep_encap_write() sum the whole inner packet? Its rule: a full sum
+ * unless LCO applies (csum lco and a ones-complement inner checksum not
+ * handed over by GUE RCO); none for csum off/offload or GRE without one.
+ * Erring towards true costs a sum, towards false a wrong checksum: when in
+ * doubt, true.
+ */
+static inline bool
+encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f)
+{
+	bool ones = f->l4.kind == TEP_L4_TCP || f->l4.kind == TEP_L4_UDP ||
+		    f->l4.kind == TEP_L4_ICMP || f->l4.kind == TEP_L4_ICMP6;
+
+	if (t->tmpl.csum == TEP_CSUM_OFF || t->tmpl.csum == TEP_CSUM_OFFLOAD)
+		return false;
+	if (t->tmpl.type == TEP_TUN_GRE && !t->tmpl.gre_csum)
+		return false;
+	return t->tmpl.csum != TEP_CSUM_LCO || !ones || t->tmpl.gue_rco;
+}
+
 static void
 encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
       int family)
@@ -1001,17 +1065,6 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	}
 	if (!ttl_dec(w, m, eth + 14, family))
 		return;
-	/* tep_encap_write() works on contiguous bytes: LCO reads only the
-	 * headers, but a full sum (csum full, or an inner packet LCO cannot
-	 * use) reads them all. Chains are rare here (jumbo frames on a
-	 * scattered RX queue): make them one segment, or drop if they do
-	 * not fit one. */
-	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) < 0) {
-		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
-		drop(w, m, TEP_R_ENCAP_FAILED);
-		return;
-	}
-	eth = rte_pktmbuf_mtod(m, uint8_t *);
 
 	if (t->tmpl.inner_eth) {
 		set_macs(eth, mac_to_u64(&t->inner_dmac), &t->inner_smac);
@@ -1019,8 +1072,14 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	} else {
 		inner = (uint8_t *)rte_pktmbuf_adj(m, 14);
 	}
-	/* Validated by classify(); this only locates L4 and hashes. */
-	tep_flow_parse(inner, m->data_len, t->tmpl.inner_eth, &f);
+	/* Validated by classify(); this only locates L4 and hashes. A
+	 * chain's headers are in its first segment (rx pulled them up). */
+	if (unlikely(tep_flow_parse_seg(inner, m->data_len, m->pkt_len,
+					t->tmpl.inner_eth, &f) != TEP_R_OK)) {
+		w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
+		drop(w, m, TEP_R_HDR_SPLIT);
+		return;
+	}
 	pending = (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 		  RTE_MBUF_F_RX_L4_CKSUM_NONE &&
 		  (f.l4.kind == TEP_L4_TCP || f.l4.kind == TEP_L4_UDP);
@@ -1030,14 +1089,40 @@ encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		     !t->tmpl.gue_rco)) {
 		uint32_t end = f.l4.l4_end != 0 ? f.l4.l4_end : inner_len;
 
-		tep_l4_csum_complete(inner + f.l4.csum_start,
-				     end - f.l4.csum_start, f.l4.csum_offset,
-				     f.l4.kind == TEP_L4_UDP);
+		if (likely(m->next == NULL))
+			tep_l4_csum_complete(inner + f.l4.csum_start,
+					     end - f.l4.csum_start,
+					     f.l4.csum_offset,
+					     f.l4.kind == TEP_L4_UDP);
+		else if (tep_chain_l4_complete(m, f.l4.csum_start,
+					       end - f.l4.csum_start,
+					       f.l4.csum_offset,
+					       f.l4.kind == TEP_L4_UDP) != 0) {
+			w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
+			drop(w, m, TEP_R_HDR_SPLIT);
+			return;
+		}
 		w->cnt->port[e->port].sw_csum++;
 		pending = false;
 	}
 
 	pk.inner_len = (uint16_t)inner_len;
+	if (unlikely(m->next != NULL)) {
+		/* A chain: what a full outer sum would need of the rest.
+		 * LCO reads none of it; this is summed only when the sum
+		 * will be full (csum full, or an inner L4 LCO cannot use). */
+		pk.inner_contig = m->data_len;
+		pk.inner_tail_sum = 0;
+		if (encap_sums_all(t, &f) &&
+		    tep_csum_mbuf(m, m->data_len, m->pkt_len - m->data_len,
+				  &pk.inner_tail_sum) < 0) {
+			drop(w, m, TEP_R_TRUNCATED);
+			return;
+		}
+	} else {
+		pk.inner_contig = 0;
+		pk.inner_tail_sum = 0;
+	}
 	pk.sport = tep_udp_sport(f.hash, t->tmpl.sport_lo, t->tmpl.sport_hi);
 	pk.ip_id = w->ip_id++;
 	pk.inner_tos = f.tos;
@@ -1332,6 +1417,13 @@ rx_port(struct worker *w, uint16_t port)
 					p->mac64))) {
 			drop(w, m, m->data_len < 14 ? TEP_R_TRUNCATED :
 				   TEP_R_NOT_FOR_US);
+			continue;
+		}
+		/* Every stage reads headers in the first segment only: a
+		 * chain (jumbo frame, scattered RX) must have them there. */
+		if (unlikely(m->next != NULL) &&
+		    tep_chain_pullup(m, TEP_CHAIN_HDR_ROOM) != 0) {
+			drop(w, m, TEP_R_HDR_SPLIT);
 			continue;
 		}
 		fam = classify(w, m, false);

@@ -33,24 +33,52 @@ outer_phdr(const uint8_t *buf, const struct tep_decap *d, uint8_t proto,
 			     tep_ipv4_phdr_sum(s, t, proto, (uint16_t)l4_len);
 }
 
+uint32_t
+tep_decap_outer_phdr(const uint8_t *buf, const struct tep_decap *d)
+{
+	return outer_phdr(buf, d, IPPROTO_UDP_, d->l4_len);
+}
+
+/* Are the bytes up to `end` (an offset in buf) readable? A packet that
+ * has them but not in its first segment is a split, not a short one. */
+static inline enum tep_reason
+hdr_reach(const struct tep_decap *d, uint32_t end)
+{
+	return end <= d->hdr_room ? TEP_R_OK : TEP_R_HDR_SPLIT;
+}
+
 enum tep_reason
 tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 		struct tep_decap *d)
+{
+	return tep_parse_outer_seg(buf, len, len, flags, d);
+}
+
+enum tep_reason
+tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
+		    unsigned int flags, struct tep_decap *d)
 {
 	const uint8_t *ip;
 	uint32_t off, room, ip_end;
 	uint16_t et;
 
 	memset(d, 0, sizeof(*d));
+	if (hdr_room > len)
+		hdr_room = len;
+	d->hdr_room = (uint32_t)hdr_room;
 	if (len < 14)
 		return TEP_R_TRUNCATED;
 	if (len > 0xffff + 18)
 		return TEP_R_BAD_LENGTH;
+	if (hdr_reach(d, 14) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	et = tep_rd16(buf + 12);
 	off = 14;
 	if (et == TEP_ETH_P_VLAN) {
 		if (len < 18)
 			return TEP_R_TRUNCATED;
+		if (hdr_reach(d, 18) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
 		d->vlan_tci = tep_rd16(buf + 14);
 		et = tep_rd16(buf + 16);
 		off = 18;
@@ -65,6 +93,8 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 
 		if (room < 20)
 			return TEP_R_TRUNCATED;
+		if (hdr_reach(d, off + 20) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
 		if ((ip[0] >> 4) != 4)
 			return TEP_R_BAD_VERSION;
 		ihl = (ip[0] & 0xfu) * 4;
@@ -72,6 +102,8 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 			return TEP_R_BAD_HDR_LEN;
 		if (room < ihl)
 			return TEP_R_TRUNCATED;
+		if (hdr_reach(d, off + ihl) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
 		tot = tep_rd16(ip + 2);
 		if (tot < ihl)
 			return TEP_R_BAD_LENGTH;
@@ -94,6 +126,8 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 	} else if (et == TEP_ETH_P_IPV6) {
 		if (room < 40)
 			return TEP_R_TRUNCATED;
+		if (hdr_reach(d, off + 40) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
 		if ((ip[0] >> 4) != 6)
 			return TEP_R_BAD_VERSION;
 		if (40u + tep_rd16(ip + 4) > room)
@@ -121,6 +155,8 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 
 		if (room < 8)
 			return TEP_R_TRUNCATED;
+		if (hdr_reach(d, d->l4_off + 8u) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
 		ulen = tep_rd16(udp + 4);
 		if (ulen < 8 || ulen > room)
 			return TEP_R_BAD_LENGTH;
@@ -134,7 +170,8 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 			return TEP_R_OK;
 		}
 		d->csum_present = 1;
-		if (flags & TEP_PARSE_VERIFY_CSUM) {
+		if ((flags & TEP_PARSE_VERIFY_CSUM) &&
+		    hdr_reach(d, d->l4_off + (uint32_t)ulen) == TEP_R_OK) {
 			uint32_t s = outer_phdr(buf, d, IPPROTO_UDP_, ulen);
 
 			if (tep_csum_fold(tep_csum_partial(udp, ulen, s)) !=
@@ -183,10 +220,13 @@ tep_parse_vxlan(const uint8_t *buf, size_t len, struct tep_decap *d)
 {
 	const uint8_t *h = buf + d->tun_off;
 
-	(void)len;
+	/* len: what may be read at buf (a chain: its first segment) */
+	d->hdr_room = (uint32_t)len;
 	d->type = TEP_TUN_VXLAN;
 	if (tun_room(d) < 8)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + 8u) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	/* RFC 7348 section 5: the I flag must be set. Other bits are
 	 * reserved; like Linux, refuse them rather than misread GBP/GPE. */
 	if (!(h[0] & 0x08))
@@ -231,15 +271,20 @@ tep_parse_geneve(const uint8_t *buf, size_t len, struct tep_decap *d)
 	uint16_t proto;
 	enum tep_reason r;
 
-	(void)len;
+	/* len: what may be read at buf (a chain: its first segment) */
+	d->hdr_room = (uint32_t)len;
 	d->type = TEP_TUN_GENEVE;
 	if (tun_room(d) < 8)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + 8u) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	if ((h[0] >> 6) != 0)
 		return TEP_R_BAD_VERSION;
 	opt_len = (h[0] & 0x3fu) * 4;
 	if (tun_room(d) < 8 + opt_len)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + 8u + opt_len) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	proto = tep_rd16(h + 2);
 	if (proto != TEP_ETH_P_TEB && proto != TEP_ETH_P_IPV4 &&
 	    proto != TEP_ETH_P_IPV6)
@@ -259,8 +304,11 @@ tep_parse_geneve(const uint8_t *buf, size_t len, struct tep_decap *d)
 static enum tep_reason
 check_inner_ip(const uint8_t *buf, const struct tep_decap *d)
 {
-	uint8_t v = buf[d->inner_off] >> 4;
+	uint8_t v;
 
+	if (hdr_reach(d, d->inner_off + 1u) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
+	v = buf[d->inner_off] >> 4;
 	if (d->inner_proto == TEP_ETH_P_IPV4 ? v != 4 : v != 6)
 		return TEP_R_BAD_VERSION;
 	return TEP_R_OK;
@@ -272,7 +320,8 @@ tep_parse_fou(const uint8_t *buf, size_t len, uint8_t ip_proto,
 {
 	enum tep_reason r;
 
-	(void)len;
+	/* len: what may be read at buf (a chain: its first segment) */
+	d->hdr_room = (uint32_t)len;
 	d->type = TEP_TUN_FOU;
 	if (ip_proto != 4 && ip_proto != 41)
 		return TEP_R_UNKNOWN_PROTO;
@@ -289,10 +338,13 @@ tep_parse_gue(const uint8_t *buf, size_t len, struct tep_decap *d)
 	uint16_t gflags;
 	enum tep_reason r;
 
-	(void)len;
+	/* len: what may be read at buf (a chain: its first segment) */
+	d->hdr_room = (uint32_t)len;
 	d->type = TEP_TUN_GUE;
 	if (tun_room(d) < 1)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + 1u) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	switch (h[0] >> 6) {
 	case 1:
 		/* Variant 1: the IP header itself, version 4 (0100) or 6
@@ -313,6 +365,8 @@ tep_parse_gue(const uint8_t *buf, size_t len, struct tep_decap *d)
 	hlen = (h[0] & 0x1fu) * 4;
 	if (tun_room(d) < 4 + hlen)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + 4u + hlen) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	gflags = tep_rd16(h + 2);
 	if (gflags & ~GUE_F_PRIV)
 		return TEP_R_BAD_FLAGS;
@@ -360,10 +414,13 @@ tep_parse_gre(const uint8_t *buf, size_t len, unsigned int flags,
 	uint32_t hl = 4;
 	uint16_t w, proto;
 
-	(void)len;
+	/* len: what may be read at buf (a chain: its first segment) */
+	d->hdr_room = (uint32_t)len;
 	d->type = TEP_TUN_GRE;
 	if (tun_room(d) < 4)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + 4u) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	w = tep_rd16(h);
 	/* RFC 2784 section 2.3: bits 1-5 non-zero means discard (RFC 2890
 	 * gives bits 2 and 3 to K and S); bits 6-12 are ignored. */
@@ -376,13 +433,16 @@ tep_parse_gre(const uint8_t *buf, size_t len, unsigned int flags,
 	hl += (w & 0x1000) ? 4 : 0;
 	if (tun_room(d) < hl)
 		return TEP_R_TRUNCATED;
+	if (hdr_reach(d, d->tun_off + hl) != TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	proto = tep_rd16(h + 2);
 	if (proto != TEP_ETH_P_TEB && proto != TEP_ETH_P_IPV4 &&
 	    proto != TEP_ETH_P_IPV6)
 		return TEP_R_UNKNOWN_PROTO;
 	if (w & 0x8000) {
 		d->csum_present = 1;
-		if (flags & TEP_PARSE_VERIFY_CSUM) {
+		if ((flags & TEP_PARSE_VERIFY_CSUM) &&
+		    hdr_reach(d, d->tun_off + tun_room(d)) == TEP_R_OK) {
 			/* No pseudo-header: GRE header and payload only. */
 			if (tep_csum_fold(tep_csum_partial(h, tun_room(d), 0))
 			    != 0xffff)
@@ -409,6 +469,9 @@ tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d)
 	if (!d->csum_present || d->rco_offset < d->rco_start ||
 	    (uint32_t)d->rco_offset + 2 > d->inner_len)
 		return TEP_R_BAD_RCO;
+	if (hdr_reach(d, (uint32_t)d->inner_off + d->rco_offset + 2) !=
+	    TEP_R_OK)
+		return TEP_R_HDR_SPLIT;
 	/* The datagram with its pseudo-header sums to -0, so the region
 	 * from the checksum start to the end sums to ~(what precedes it):
 	 * no payload byte is read. The region held the sender's seed s;
@@ -431,7 +494,8 @@ tep_inner_csum_derive(const uint8_t *buf, const struct tep_decap *d,
 	uint16_t region, total;
 
 	if (d->l4_proto != IPPROTO_UDP_ || !d->csum_present ||
-	    inner_l4 < d->l4_off || start >= d->l4_len)
+	    inner_l4 < d->l4_off || start >= d->l4_len ||
+	    hdr_reach(d, inner_l4) != TEP_R_OK)
 		return false;
 	before = tep_csum_partial(buf + d->l4_off, start,
 				  outer_phdr(buf, d, IPPROTO_UDP_, d->l4_len));

@@ -433,6 +433,10 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 			     lco_from_template(t, l4, phdr, l4_len, pkt, seed) :
 			     tep_lco_csum(phdr, l4, csum_start, seed);
 			if (in->l4_end != 0 && in->l4_end < pkt->inner_len) {
+				/* A chain comes trimmed to its IP length. */
+				if (pkt->inner_contig != 0 &&
+				    pkt->inner_contig < pkt->inner_len)
+					return -EINVAL;
 				/* Bytes after the L4 datagram (Ethernet
 				 * padding) are covered by the outer sum but
 				 * not by the inner one: add them. */
@@ -456,7 +460,19 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 		/* The sum would change when the inner one is filled in. */
 		if (pending && !seed_on_wire)
 			return -EINVAL;
-		ck = tep_csum_finish(tep_csum_partial(l4, l4_len, phdr));
+		if (pkt->inner_contig != 0 &&
+		    pkt->inner_contig < pkt->inner_len) {
+			/* A chain: the bytes here, then the rest's sum. */
+			uint32_t here = (uint32_t)(t->len - t->l4_off) +
+					pkt->inner_contig;
+			uint32_t s2 = tep_csum_partial(l4, here, phdr);
+
+			s2 = tep_csum_block_add(s2, pkt->inner_tail_sum, here);
+			ck = tep_csum_finish(s2);
+		} else {
+			ck = tep_csum_finish(tep_csum_partial(l4, l4_len,
+							      phdr));
+		}
 		tep_wr_csum(field, t->type == TEP_TUN_GRE ? ck :
 				   tep_udp_csum_mangle0(ck));
 		return TEP_OCSUM_FULL;

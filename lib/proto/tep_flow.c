@@ -37,14 +37,18 @@ hash_bytes(const uint8_t *p, size_t n, uint32_t h)
 
 /* Fill f->l4 for the L4 header at l4 (l4_len bytes, the L4 datagram). */
 static void
-flow_l4(struct tep_flow *f, const uint8_t *l4, uint32_t l4_len, bool v4,
-	uint32_t phdr)
+flow_l4(struct tep_flow *f, const uint8_t *l4, uint32_t l4_len,
+	uint32_t l4_have, bool v4, uint32_t phdr)
 {
 	struct tep_inner_l4 *x = &f->l4;
 
 	x->kind = TEP_L4_NONE;
 	x->state = TEP_L4_COMPLETE;
 	x->phdr = phdr;
+	/* Its header must be readable (a chain's first segment): the TCP
+	 * header's length is checked against the datagram below. */
+	if (l4_have < l4_len && l4_have < 20)
+		return;
 	switch (f->l4_proto) {
 	case IPPROTO_TCP_:
 		if (l4_len < 20 || (l4[12] >> 4) * 4u < 20 ||
@@ -91,8 +95,18 @@ flow_l4(struct tep_flow *f, const uint8_t *l4, uint32_t l4_len, bool v4,
 	}
 }
 
+/* How much of an L4 datagram of l4_len bytes at offset l4_off is readable:
+ * flow_l4() sees no header that is not all in the first segment. */
+static uint32_t
+l4_room(size_t hdr_room, uint32_t l4_off, uint32_t l4_len)
+{
+	uint32_t have = hdr_room > l4_off ? (uint32_t)(hdr_room - l4_off) : 0;
+
+	return have < l4_len ? have : l4_len;
+}
+
 static enum tep_reason
-flow_ipv4(const uint8_t *buf, size_t len, struct tep_flow *f)
+flow_ipv4(const uint8_t *buf, size_t hdr_room, size_t len, struct tep_flow *f)
 {
 	const uint8_t *ip = buf + f->l3_off;
 	size_t room = len - f->l3_off;
@@ -101,6 +115,8 @@ flow_ipv4(const uint8_t *buf, size_t len, struct tep_flow *f)
 
 	if (room < 20)
 		return TEP_R_TRUNCATED;
+	if (hdr_room < f->l3_off + 20u)
+		return TEP_R_HDR_SPLIT;
 	if ((ip[0] >> 4) != 4)
 		return TEP_R_BAD_VERSION;
 	ihl = (ip[0] & 0xfu) * 4;
@@ -111,6 +127,8 @@ flow_ipv4(const uint8_t *buf, size_t len, struct tep_flow *f)
 		return TEP_R_TRUNCATED;
 	if (tot < ihl)
 		return TEP_R_BAD_LENGTH;
+	if (hdr_room < f->l3_off + ihl)
+		return TEP_R_HDR_SPLIT;
 	frag = tep_rd16(ip + 6);
 	f->ip_version = 4;
 	f->l3_len = (uint16_t)ihl;
@@ -122,7 +140,8 @@ flow_ipv4(const uint8_t *buf, size_t len, struct tep_flow *f)
 	/* A fragment's L4 checksum covers the whole datagram, not this
 	 * piece: its region sums to nothing LCO can use. */
 	if ((frag & 0x3fff) == 0)
-		flow_l4(f, ip + ihl, tot - ihl, true,
+		flow_l4(f, ip + ihl, tot - ihl,
+			l4_room(hdr_room, f->l3_off + ihl, tot - ihl), true,
 			tep_ipv4_phdr_sum(ip + 12, ip + 16, ip[9],
 					  (uint16_t)(tot - ihl)));
 	f->hash = hash_bytes(ip + 12, 8, f->l4_proto);
@@ -130,7 +149,7 @@ flow_ipv4(const uint8_t *buf, size_t len, struct tep_flow *f)
 }
 
 static enum tep_reason
-flow_ipv6(const uint8_t *buf, size_t len, struct tep_flow *f)
+flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len, struct tep_flow *f)
 {
 	const uint8_t *ip = buf + f->l3_off;
 	size_t room = len - f->l3_off;
@@ -140,6 +159,8 @@ flow_ipv6(const uint8_t *buf, size_t len, struct tep_flow *f)
 
 	if (room < 40)
 		return TEP_R_TRUNCATED;
+	if (hdr_room < f->l3_off + 40u)
+		return TEP_R_HDR_SPLIT;
 	if ((ip[0] >> 4) != 6)
 		return TEP_R_BAD_VERSION;
 	end = 40u + tep_rd16(ip + 4);
@@ -153,6 +174,8 @@ flow_ipv6(const uint8_t *buf, size_t len, struct tep_flow *f)
 
 		if (end - off < 8)
 			return TEP_R_TRUNCATED;
+		if (hdr_room < f->l3_off + off + 8u)
+			return TEP_R_HDR_SPLIT;
 		ext = nh == IPPROTO_FRAGMENT_ ? 8 : (ip[off + 1] + 1u) * 8;
 		if (end - off < ext)
 			return TEP_R_TRUNCATED;
@@ -171,7 +194,8 @@ flow_ipv6(const uint8_t *buf, size_t len, struct tep_flow *f)
 	f->ip_len = (uint16_t)end;
 	f->l4.csum_start = (uint16_t)(f->l3_off + off);
 	if (l4_usable)
-		flow_l4(f, ip + off, end - off, false,
+		flow_l4(f, ip + off, end - off,
+			l4_room(hdr_room, f->l3_off + off, end - off), false,
 			tep_ipv6_phdr_sum(ip + 8, ip + 24, nh, end - off));
 	f->hash = hash_bytes(ip + 8, 32, nh);
 	return TEP_R_OK;
@@ -180,14 +204,25 @@ flow_ipv6(const uint8_t *buf, size_t len, struct tep_flow *f)
 enum tep_reason
 tep_flow_parse(const uint8_t *buf, size_t len, bool eth, struct tep_flow *f)
 {
+	return tep_flow_parse_seg(buf, len, len, eth, f);
+}
+
+enum tep_reason
+tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
+		   struct tep_flow *f)
+{
 	enum tep_reason r;
 	uint16_t et;
 
 	memset(f, 0, sizeof(*f));
 	f->l4.kind = TEP_L4_NONE;
+	if (hdr_room > len)
+		hdr_room = len;
 	if (eth) {
 		if (len < 14)
 			return TEP_R_TRUNCATED;
+		if (hdr_room < 18 && hdr_room < len)
+			return TEP_R_HDR_SPLIT;
 		et = tep_rd16(buf + 12);
 		f->l3_off = 14;
 		if (et == TEP_ETH_P_VLAN) {
@@ -206,9 +241,9 @@ tep_flow_parse(const uint8_t *buf, size_t len, bool eth, struct tep_flow *f)
 	}
 
 	if (et == TEP_ETH_P_IPV4)
-		r = flow_ipv4(buf, len, f);
+		r = flow_ipv4(buf, hdr_room, len, f);
 	else if (et == TEP_ETH_P_IPV6)
-		r = flow_ipv6(buf, len, f);
+		r = flow_ipv6(buf, hdr_room, len, f);
 	else {
 		/* Not IP: opaque L2, hashed on its MAC addresses. */
 		f->hash = hash_bytes(buf, 12, et);

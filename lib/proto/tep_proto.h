@@ -131,6 +131,13 @@ struct tep_flow {
 enum tep_reason tep_flow_parse(const uint8_t *buf, size_t len, bool eth,
 			       struct tep_flow *f);
 
+/* The same for a packet of len bytes whose first hdr_room only are at buf
+ * (a chained mbuf): lengths against len, header reads within hdr_room
+ * (TEP_R_HDR_SPLIT if the IP header is not; an L4 header that is not is
+ * taken as unknown, kind TEP_L4_NONE). */
+enum tep_reason tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room,
+				   size_t len, bool eth, struct tep_flow *f);
+
 /* Map a flow hash into [lo, hi] (RFC 7348 section 5: source port entropy). */
 static inline uint16_t
 tep_udp_sport(uint32_t hash, uint16_t lo, uint16_t hi)
@@ -211,6 +218,12 @@ struct tep_encap_pkt {
 	uint8_t inner_tos;	/* inner DSCP+ECN */
 	uint32_t flow_label;	/* IPv6 outer flow label (20 bits) */
 	struct tep_inner_l4 l4;	/* the inner checksum's kind and state */
+	/* A chained inner packet: only its first inner_contig bytes follow
+	 * the headers contiguously (0: all of them), and inner_tail_sum is
+	 * the partial sum of the rest (tep_csum_mbuf from there), for a
+	 * full outer sum. LCO needs neither. */
+	uint16_t inner_contig;
+	uint32_t inner_tail_sum;
 };
 
 /* How the outer checksum was produced (for counters); < 0 is an error. */
@@ -282,6 +295,11 @@ struct tep_decap {
 	uint16_t inner_proto;	/* ethertype: TEB, IPV4 or IPV6 */
 	uint16_t inner_off;
 	uint16_t inner_len;
+	/* Bytes at buf that may be read: all of the packet, or for a chained
+	 * mbuf its first segment. Every header a parser reads lies below it
+	 * (else TEP_R_HDR_SPLIT); a checksum over more is left undone
+	 * (csum_verified 0) for the caller to sum over the chain. */
+	uint32_t hdr_room;
 };
 
 /* Parse flags. */
@@ -298,9 +316,25 @@ struct tep_decap {
 enum tep_reason tep_parse_outer(const uint8_t *buf, size_t len,
 				unsigned int flags, struct tep_decap *d);
 
+/*
+ * The same for a packet of len bytes of which only the first hdr_room are
+ * contiguous at buf (a chained mbuf: its first segment). Lengths are
+ * checked against len, reads against hdr_room. TEP_PARSE_VERIFY_CSUM sums
+ * the outer datagram only if it lies within hdr_room: otherwise
+ * csum_present is set, csum_verified is not, and the caller sums the
+ * chain (tep_decap_outer_phdr() gives the pseudo-header).
+ */
+enum tep_reason tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room,
+				    size_t len, unsigned int flags,
+				    struct tep_decap *d);
+
+/* The outer UDP pseudo-header sum of a packet tep_parse_outer() took. */
+uint32_t tep_decap_outer_phdr(const uint8_t *buf, const struct tep_decap *d);
+
 /* Tunnel parsers, run on the UDP payload (GRE: the GRE header) of a
  * packet tep_parse_outer() accepted. They fill the tunnel and inner
- * fields of d. `buf`/`len` are the same as for tep_parse_outer(). */
+ * fields of d. `buf`/`len` are the same as for tep_parse_outer(); after
+ * tep_parse_outer_seg(), len is its hdr_room. */
 enum tep_reason tep_parse_vxlan(const uint8_t *buf, size_t len,
 				struct tep_decap *d);
 enum tep_reason tep_parse_geneve(const uint8_t *buf, size_t len,

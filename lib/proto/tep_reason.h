@@ -49,7 +49,8 @@
 	X(TUNNEL_ND,       "tunnel_nd",       "ARP/ND from inside a tunnel that the proxy does not answer") \
 	X(LINK_LOCAL,      "link_local",      "link-local source or destination, not forwarded") \
 	X(PUNT_POLICED,    "punt_policed",    "over the punt rate (per reason and VRF, or per source)") \
-	X(HOLD_LIMIT,      "hold_limit",      "VRF's share of held packets or unresolved neighbours used up")
+	X(HOLD_LIMIT,      "hold_limit",      "VRF's share of held packets or unresolved neighbours used up") \
+	X(HDR_SPLIT,       "hdr_split",       "chained packet whose headers do not all fit its first segment")
 
 enum tep_reason {
 #define X(e, name, help) TEP_R_##e,
