@@ -12,14 +12,10 @@
 
 #define _GNU_SOURCE		/* setns */
 #include <errno.h>
-#include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -39,15 +35,17 @@
  * one mbuf, and its RX queue refuses a pool whose buffers are smaller).
  * The second kind gets its RX buffers from tep.jumbo_pool.
  *
- * Two PMDs misreport what they carry: net_tap and net_af_packet both
- * claim a 1518/1522-byte maximum frame, yet net_tap scatters frames of
- * any size and net_af_packet carries what framesz allows. tepd uses what
- * they really do and says so (mtu_limit, `offload show`).
+ * net_af_packet claims a 1518-byte maximum frame yet carries what its
+ * framesz allows: there tepd uses framesz. net_tap claims 1522 bytes too;
+ * it receives longer frames (scattered), but in DPDK 22.11 its TX drops
+ * any frame longer than the ethdev MTU + 22, and ethdev refuses an MTU
+ * whose frame exceeds the claimed 1522: so 1504 is its real limit (as
+ * for any PMD, max_rx_pktlen less the Ethernet overhead). The limit and
+ * where it comes from are shown (mtu_limit, `offload show`).
  */
 #define AFP_FRAMESZ_DEFAULT	2048	/* the PMD's default framesz */
 #define AFP_RX_OVERHEAD		32	/* TPACKET2 header in a ring frame */
 #define AFP_MTU_OVERHEAD	52	/* the PMD's own mtu_set rule */
-#define TAP_MAX_MTU		65000	/* a frame's length fits 16 bits */
 #define ETH_OVERHEAD		(RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + \
 				 RTE_ETHER_CRC_LEN)
 
@@ -161,48 +159,31 @@ port_jumbo_caps(struct tep_port *p, const struct rte_eth_dev_info *info,
 		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
 			 "net_af_packet framesz=%u (mtu <= framesz - %u)", fs,
 			 AFP_MTU_OVERHEAD);
-	} else if (is_driver(info, "net_tap")) {
-		max = TAP_MAX_MTU;
-		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
-			 "net_tap, scattered into %u-byte buffers", p->rx_buf);
-	} else if (p->rx_scatter) {
-		max = info->max_mtu;
-		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
-			 "the PMD's max_mtu, scattered into %u-byte buffers",
-			 p->rx_buf);
 	} else {
+		/* What ethdev lets rte_eth_dev_set_mtu() have. */
+		uint32_t oh = info->max_mtu != UINT16_MAX &&
+			      info->max_rx_pktlen > info->max_mtu ?
+			      info->max_rx_pktlen - info->max_mtu :
+			      RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+
 		max = RTE_MIN((uint32_t)info->max_mtu,
-			      p->rx_buf - ETH_OVERHEAD);
-		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
-			 "the PMD cannot scatter: one %u-byte buffer a frame",
-			 p->rx_buf);
+			      info->max_rx_pktlen > oh ?
+			      info->max_rx_pktlen - oh : RTE_ETHER_MTU);
+		if (p->rx_scatter)
+			snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+				 "%s: max frame %u bytes, received scattered "
+				 "into %u-byte buffers", info->driver_name,
+				 info->max_rx_pktlen, p->rx_buf);
+		else {
+			max = RTE_MIN(max, p->rx_buf - ETH_OVERHEAD);
+			snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+				 "%s: max frame %u bytes, cannot scatter: "
+				 "one %u-byte buffer a frame",
+				 info->driver_name, info->max_rx_pktlen,
+				 p->rx_buf);
+		}
 	}
 	p->max_mtu = (uint16_t)RTE_MIN(max, (uint32_t)UINT16_MAX);
-}
-
-/* net_tap's kernel interface, when it is in this namespace (a test may
- * have moved it away; then its MTU is whoever's has it). */
-static void
-tap_kernel_mtu(const struct tep_port *p, uint16_t mtu)
-{
-	struct rte_eth_dev_info info;
-	char name[IF_NAMESIZE];
-	struct ifreq ifr;
-	int s;
-
-	if (rte_eth_dev_info_get(p->id, &info) != 0 || info.if_index == 0 ||
-	    if_indextoname(info.if_index, name) == NULL)
-		return;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_mtu = mtu;
-	if (ioctl(s, SIOCSIFMTU, &ifr) != 0)
-		RTE_LOG(WARNING, USER1, "port %s: kernel side %s: mtu %u: "
-			"%s\n", p->name, name, mtu, strerror(errno));
-	close(s);
 }
 
 static int
@@ -228,13 +209,13 @@ tep_port_set_mtu(struct tep_port *p, uint16_t mtu, char *err, size_t errlen)
 	if (strcmp(p->driver, "net_af_packet") == 0) {
 		/* What it carries is the kernel interface's MTU and the
 		 * vdev's framesz: tepd's MTU is the one that counts. */
-	} else if (strcmp(p->driver, "net_tap") == 0) {
+	} else {
+		/* net_tap sets its kernel side's MTU here too: by name, in
+		 * the namespace of the thread, so a VRF host port's own. */
 		if (port_enter_netns(p, err, errlen) != 0)
 			return -EIO;
-		tap_kernel_mtu(p, mtu);
-		port_leave_netns(p);
-	} else {
 		ret = rte_eth_dev_set_mtu(p->id, mtu);
+		port_leave_netns(p);
 		if (ret != 0) {
 			snprintf(err, errlen, "port %s refuses mtu %u: %s",
 				 p->name, mtu, strerror(-ret));
@@ -343,8 +324,7 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 	/* Keep tepd's MTU across restarts (tep_port_set_mtu). */
 	if (p->mtu == 0 && rte_eth_dev_get_mtu(p->id, &mtu) == 0)
 		p->mtu = RTE_MIN(mtu, p->max_mtu);
-	else if (p->mtu != 0 && strcmp(p->driver, "net_af_packet") != 0 &&
-		 strcmp(p->driver, "net_tap") != 0)
+	else if (p->mtu != 0 && strcmp(p->driver, "net_af_packet") != 0)
 		rte_eth_dev_set_mtu(p->id, p->mtu);
 	rte_eth_macaddr_get(p->id, &p->mac);
 	p->mac64 = 0;

@@ -35,6 +35,8 @@ plain RFC 1071 sum over the bytes as captured.
                      allowed (on), or needed on at least one packet
       --min N, --min-dir N
       --dport N      the tunnel's UDP port (default: the type's)
+      --sport-range LO-HI   allowed outer UDP source ports (default
+                     49152-65535, tepd's; a kernel peer uses its own)
 
   check_underlay.py corrupt IN OUT payload|header
       Copy IN to OUT with one byte flipped in the largest tunnel packet:
@@ -192,6 +194,8 @@ class Checker:
         self.a = a
         self.type = a.type
         self.dport = a.dport or DEFAULT_PORT.get(a.type)
+        lo, _, hi = (a.sport_range or "49152-65535").partition("-")
+        self.sport_lo, self.sport_hi = int(lo), int(hi)
         self.cnt = collections.Counter()
         self.bad = []           # (index, summary, [problems])
         self.dirs = collections.Counter()
@@ -235,6 +239,13 @@ class Checker:
             src, dst = ip.src, ip.dst
             if ip.nh == 58 and len(raw) > off + 40 and \
                     raw[off + 40] in (133, 134, 135, 136, 137, 143):
+                self.ok("nd/mld (ignored)")
+                return
+            # MLD reports (a hop-by-hop header, then ICMPv6 143) from the
+            # capturing host's own stack
+            if ip.nh == 0 and ip.dst.startswith("ff02:") and \
+                    len(raw) > off + 48 and raw[off + 40] == 58 and \
+                    raw[off + 48] in (130, 131, 132, 143):
                 self.ok("nd/mld (ignored)")
                 return
             l4, l4end, proto, ph = self.outer6(raw, off, ip, probs)
@@ -294,9 +305,9 @@ class Checker:
             probs.append("outer UDP checksum 0x%04x wrong" % u.chksum)
         else:
             self.ok("outer udp csum ok")
-        if not 49152 <= u.sport <= 65535:
-            probs.append("outer UDP source port %d outside 49152-65535"
-                         % u.sport)
+        if not self.sport_lo <= u.sport <= self.sport_hi:
+            probs.append("outer UDP source port %d outside %d-%d"
+                         % (u.sport, self.sport_lo, self.sport_hi))
         if u.dport != self.dport:
             raise Bad("UDP to port %d: not the %s port %d"
                       % (u.dport, self.type, self.dport))
@@ -474,6 +485,11 @@ class Checker:
         et, o = e.type, off + 14
         if et == 0x8100:
             et, o = e[Dot1Q].type, o + 4
+        if et == ETH_P_ARP:
+            # resolution of the overlay gateways through the tunnel
+            # (tepd's proxy answers them)
+            self.ok("inner arp (not checked)")
+            return
         if et not in (ETH_P_IP, ETH_P_IPV6):
             probs.append("inner ethertype 0x%04x is not IP" % et)
             return
@@ -671,6 +687,8 @@ def main():
     p.add_argument("--min", type=int, default=1)
     p.add_argument("--min-dir", type=int, default=0)
     p.add_argument("--dport", type=int)
+    p.add_argument("--sport-range", help="LO-HI (default 49152-65535; "
+                   "the Linux kernel picks from its own range)")
     p = sub.add_parser("corrupt")
     p.add_argument("src")
     p.add_argument("dst")

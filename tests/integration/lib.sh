@@ -154,7 +154,7 @@ vxlan_site_setup() {
 	fi
 
 	# Tenant link: always af_packet (the access side is not under test here).
-	veth "$TEN" ten0 "$DP" dpacc
+	veth "$TEN" ten0 "$DP" dpacc ${SITE_T_MTU:-}
 	ip -n "$TEN" addr add 192.0.2.10/24 dev ten0
 	ip -n "$TEN" route add default via 192.0.2.1
 	# IPv6 tenant traffic too, across whichever underlay family
@@ -165,15 +165,17 @@ vxlan_site_setup() {
 	# fit after encapsulation. net_tap caps frames at 1522 bytes, so there the
 	# underlay stays at 1500 and tenant TCP must discover the path MTU from
 	# tepd's ICMP "fragmentation needed" (which this test also exercises).
+	# SITE_U_MTU / SITE_T_MTU: other underlay / tenant MTUs (jumbo);
+	# SITE_TEPD_U_MTU: tepd's underlay port MTU if not SITE_U_MTU.
 	if [ "$PMD" = af_packet ]; then
-		veth "$DP" dpund "$PEER" peer0 1600
+		U_MTU=${SITE_U_MTU:-1600}
+		veth "$DP" dpund "$PEER" peer0 "$U_MTU"
 		UND=net_af_packet1
 		VDEV_UND="--vdev=net_af_packet1,iface=dpund${AFP_ARGS:-}"
-		U_MTU=1600
 	else
 		UND=net_tap0
 		VDEV_UND="--vdev=net_tap0,iface=tepund$TAG"
-		U_MTU=1500
+		U_MTU=${SITE_U_MTU:-1500}
 	fi
 
 	cat >"$WORK/tepd.conf" <<-CONF
@@ -185,7 +187,7 @@ vxlan_site_setup() {
 	addr add 2001:db8:10::1/64 dev net_af_packet0
 	# underlay
 	port set $UND role underlay
-	port set $UND mtu $U_MTU
+	port set $UND mtu ${SITE_TEPD_U_MTU:-$U_MTU}
 	addr add $U_TEP/$U_LEN dev $UND
 	tunnel add vx1 type vxlan local $U_TEP remote $U_PEER vni 42 vrf red inner-dmac 02:00:00:00:42:02
 	route add 198.18.0.0/24 vrf red tunnel vx1
@@ -208,6 +210,9 @@ vxlan_site_setup() {
 	ip -n "$PEER" link add vx0 type vxlan id 42 remote "$U_TEP" local "$U_PEER" \
 		dstport 4789 $([ "$FAM" = 4 ] && echo udpcsum)
 	ip -n "$PEER" link set vx0 address 02:00:00:00:42:02 up
+	if [ -n "${SITE_T_MTU:-}" ]; then
+		ip -n "$PEER" link set vx0 mtu "$SITE_T_MTU"
+	fi
 	ip -n "$PEER" addr add 198.18.0.2/24 dev vx0
 	ip -n "$PEER" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
 	ip -n "$PEER" addr add 2001:db8:20::2/64 dev vx0 nodad
