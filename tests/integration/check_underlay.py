@@ -35,6 +35,8 @@ plain RFC 1071 sum over the bytes as captured.
                      allowed (on), or needed on at least one packet
       --min N, --min-dir N
       --dport N      the tunnel's UDP port (default: the type's)
+      --jumbo N      want N inner TCP segments of 8900-8960 payload bytes
+                     (a 9000-byte MTU's) in each direction
       --sport-range LO-HI   allowed outer UDP source ports (default
                      49152-65535, tepd's; a kernel peer uses its own)
 
@@ -199,6 +201,10 @@ class Checker:
         self.cnt = collections.Counter()
         self.bad = []           # (index, summary, [problems])
         self.dirs = collections.Counter()
+        # per direction: largest inner TCP payload, and how many >= 8900
+        self.tcp_max = collections.Counter()
+        self.tcp_big = collections.Counter()
+        self.cur_dir = None
 
     # One packet; problems are collected, not raised, so that every
     # problem of a packet is listed.
@@ -251,7 +257,8 @@ class Checker:
             l4, l4end, proto, ph = self.outer6(raw, off, ip, probs)
         else:
             raise Bad("not IP/ARP: ethertype 0x%04x" % et)
-        self.dirs["%s > %s" % (src, dst)] += 1
+        self.cur_dir = "%s > %s" % (src, dst)
+        self.dirs[self.cur_dir] += 1
         if proto == 17:
             self.udp(raw, l4, l4end, ph, probs)
         elif proto == 47:
@@ -539,6 +546,11 @@ class Checker:
         if proto == 6:
             self.l4sum("tcp", n >= 20, ph(6, n) + seg, probs,
                        seg[16:18] if n >= 18 else b"")
+            if n >= 20:
+                pay = n - (seg[12] >> 4) * 4
+                self.tcp_max[self.cur_dir] = max(self.tcp_max[self.cur_dir],
+                                                 pay)
+                self.tcp_big[self.cur_dir] += pay >= 8900
         elif proto == 17:
             if n >= 8 and seg[6:8] == b"\0\0" and ver == 4:
                 self.ok("inner udp no csum")
@@ -576,9 +588,21 @@ class Checker:
                 print("      " + p)
         if len(self.bad) > 200:
             print("... and %d more bad packets" % (len(self.bad) - 200))
+        for k in sorted(self.tcp_max):
+            print("  inner tcp payload %s: largest %d, %d of >= 8900 bytes"
+                  % (k, self.tcp_max[k], self.tcp_big[k]))
         rc = 0
         if self.bad:
             rc = 1
+        if self.a.jumbo:
+            small = [k for k in self.dirs
+                     if self.tcp_big[k] < self.a.jumbo or
+                     self.tcp_max[k] > 8960]
+            if small or len(self.dirs) < 2:
+                print("jumbo: want >= %d inner TCP segments of 8900-8960 "
+                      "bytes each way; short in: %s"
+                      % (self.a.jumbo, ", ".join(small) or "-"))
+                rc = 1
         if tun < self.a.min:
             print("too few %s packets: %d < %d" % (self.type, tun, self.a.min))
             rc = 1
@@ -687,6 +711,9 @@ def main():
     p.add_argument("--min", type=int, default=1)
     p.add_argument("--min-dir", type=int, default=0)
     p.add_argument("--dport", type=int)
+    p.add_argument("--jumbo", type=int, default=0, metavar="N",
+                   help="want N inner TCP segments of 8900-8960 payload "
+                   "bytes in each direction")
     p.add_argument("--sport-range", help="LO-HI (default 49152-65535; "
                    "the Linux kernel picks from its own range)")
     p = sub.add_parser("corrupt")

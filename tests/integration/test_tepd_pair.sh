@@ -12,7 +12,10 @@
 # installed, checks the checksums a second time. tepd's counters must
 # agree with the capture, frame for frame.
 #
-#   test_tepd_pair.sh TYPE 4|6     (tunnel type, underlay family)
+#   test_tepd_pair.sh TYPE 4|6 [jumbo]  (tunnel type, underlay family)
+#   jumbo: tenants at MTU 9000 over a 9200-byte underlay (af_packet with
+#   framesz 16384), 4 MB each way, and the inner TCP segments on the wire
+#   must be about 8948 bytes.
 #   TYPE: geneve | fou | gue | gre   (gre: key 7, checksum on)
 #         gue-rco (GUE with remote checksum offload)
 #         gre-plain (GRE without key or checksum)
@@ -36,6 +39,13 @@ set -euo pipefail
 
 TYPE=${1:-geneve}
 FAM=${2:-4}
+JUMBO=${3:-}
+if [ "$JUMBO" = jumbo ]; then
+	T_MTU=9000 U_MTU=9200 AFP=",framesz=16384,blocksz=16384,framecnt=256"
+	TCP_BYTES=4000000 UDP_SIZE=8000
+else
+	T_MTU="" U_MTU=1600 AFP="" TCP_BYTES=1000000 UDP_SIZE=1200
+fi
 CHECKER="$HERE/check_underlay.py"
 
 # The peer's overlay MAC for an Ethernet tunnel: tunnel t1 is id 0 on both
@@ -63,9 +73,9 @@ DPA=$(ns_add dpA)
 DPB=$(ns_add dpB)
 TENB=$(ns_add tenB)
 
-veth "$TENA" tena0 "$DPA" acca
-veth "$TENB" tenb0 "$DPB" accb
-veth "$DPA" unda "$DPB" undb 1600
+veth "$TENA" tena0 "$DPA" acca $T_MTU
+veth "$TENB" tenb0 "$DPB" accb $T_MTU
+veth "$DPA" unda "$DPB" undb $U_MTU
 ip -n "$TENA" addr add 192.0.2.10/24 dev tena0
 ip -n "$TENA" route add default via 192.0.2.1
 ip -n "$TENB" addr add 203.0.113.10/24 dev tenb0
@@ -84,8 +94,9 @@ vrf add red
 port set net_af_packet0 role access
 port bind net_af_packet0 vrf red
 addr add $3 dev net_af_packet0
+${T_MTU:+port set net_af_packet0 mtu $T_MTU}
 port set net_af_packet1 role underlay
-port set net_af_packet1 mtu 1600
+port set net_af_packet1 mtu $U_MTU
 addr add $1/$U_LEN dev net_af_packet1
 tunnel add t1 type $TT local $1 remote $2 $TOPT vrf red
 route add $4 vrf red tunnel t1
@@ -95,10 +106,10 @@ conf "$U_A" "$U_B" 192.0.2.1/24 203.0.113.0/24 >"$WORK/a.conf"
 conf "$U_B" "$U_A" 203.0.113.1/24 192.0.2.0/24 >"$WORK/b.conf"
 
 tepd_start "$DPA" "$WORK/a.sock" "$WORK/a.conf" \
-	--vdev=net_af_packet0,iface=acca --vdev=net_af_packet1,iface=unda
+	--vdev=net_af_packet0,iface=acca$AFP --vdev=net_af_packet1,iface=unda$AFP
 tepd_start "$DPB" "$WORK/b.sock" "$WORK/b.conf" \
 	$([ -n "${SPLIT_CORES:-}" ] && echo --main-lcore 1) \
-	--vdev=net_af_packet0,iface=accb --vdev=net_af_packet1,iface=undb
+	--vdev=net_af_packet0,iface=accb$AFP --vdev=net_af_packet1,iface=undb$AFP
 CTLA="$TEPCTL -s $WORK/a.sock"
 CTLB="$TEPCTL -s $WORK/b.sock"
 say "tunnel A: $($CTLA tunnel show t1)"
@@ -175,8 +186,7 @@ else
 	fail "no ICMP error back through the tunnel: $(tr '\n' ' ' <"$WORK/ttl")"
 fi
 
-# 2. TCP both ways, 1 MB each, sha256 compared.
-TCP_BYTES=1000000
+# 2. TCP both ways, 1 MB each (4 MB jumbo), sha256 compared.
 tcp() {	# tcp SERVER_NS CLIENT_NS ADDR
 	ip netns exec "$1" $PY "$HERE/xfer.py" tcp-server 5001 >"$WORK/srv" &
 	local spid=$! t=$(date +%s%N)
@@ -195,13 +205,14 @@ tcp() {	# tcp SERVER_NS CLIENT_NS ADDR
 tcp "$TENB" "$TENA" 203.0.113.10
 tcp "$TENA" "$TENB" 192.0.2.10
 
-# 3. UDP each way, 200 datagrams of 1200 bytes, each self-checked.
+# 3. UDP each way, 200 datagrams of 1200 bytes (8000 jumbo), each
+# self-checked.
 udp() {	# udp SERVER_NS CLIENT_NS ADDR
 	local spid good bad
 	ip netns exec "$1" $PY "$HERE/xfer.py" udp-server 5002 200 >"$WORK/usrv" &
 	spid=$!
 	sleep 0.5
-	ip netns exec "$2" $PY "$HERE/xfer.py" udp-client "$3" 5002 200 1200 >/dev/null
+	ip netns exec "$2" $PY "$HERE/xfer.py" udp-client "$3" 5002 200 $UDP_SIZE >/dev/null
 	wait $spid || true
 	read -r good bad <"$WORK/usrv"
 	if [ "$bad" = 0 ] && [ "$good" -ge 190 ]; then
@@ -247,7 +258,7 @@ done
 
 # 5. Every frame of the real capture.
 if $PY "$CHECKER" check "$WORK/underlay.pcap" $TT $CHK --min 1000 \
-	--min-dir 400 >"$WORK/check.txt" 2>&1; then
+	--min-dir 400 ${JUMBO:+--jumbo 200} >"$WORK/check.txt" 2>&1; then
 	ok "underlay capture: every frame decodes, every checksum right"
 	sed 's/^/    /' "$WORK/check.txt"
 	if [ "$TYPE" = gue-rco ]; then
