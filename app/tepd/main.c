@@ -68,7 +68,12 @@ usage(const char *prog)
 		"             excepted (default %u; 0: no limit)\n"
 		"  -M [ADDR]:PORT  serve GET /metrics (Prometheus) on ADDR"
 		" (default\n"
-		"             127.0.0.1)\n",
+		"             127.0.0.1)\n"
+		"  -B BYTES   data bytes per mbuf (default 2048): more only"
+		" where a PMD\n"
+		"             can neither scatter nor is net_af_packet (e.g."
+		" net_pcap\n"
+		"             infinite_rx replaying jumbo frames)\n",
 		prog, TEP_CTL_DEFAULT_SOCKET, TEP_CTL_DEFAULT_IDLE / 1000.0,
 		TEP_CTL_DEFAULT_PER_UID);
 }
@@ -130,7 +135,10 @@ pool_create(bool vrf_hosts, char *err, size_t errlen)
 	uint64_t n = rings + hosts + inflight + TEP_PUNT_RING +
 		     TEP_CTL_TX_RING + TEP_HOLD_MAX +
 		     (uint64_t)rte_lcore_count() * POOL_CACHE * 3 / 2;
-	uint32_t elt = RTE_MBUF_DEFAULT_BUF_SIZE + sizeof(struct rte_mbuf) +
+	uint16_t room = (uint16_t)(RTE_PKTMBUF_HEADROOM +
+				   (tep.mbuf_data != 0 ? tep.mbuf_data :
+				    RTE_MBUF_DEFAULT_DATAROOM));
+	uint32_t elt = room + sizeof(struct rte_mbuf) +
 		       RTE_ALIGN(sizeof(struct tep_mbuf_priv),
 				 RTE_MBUF_PRIV_ALIGN);
 
@@ -144,7 +152,7 @@ pool_create(bool vrf_hosts, char *err, size_t errlen)
 	tep.pool = rte_pktmbuf_pool_create("tep_mbufs", (uint32_t)n,
 		POOL_CACHE,
 		RTE_ALIGN(sizeof(struct tep_mbuf_priv), RTE_MBUF_PRIV_ALIGN),
-		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+		room, (int)rte_socket_id());
 	if (tep.pool == NULL) {
 		snprintf(err, errlen, "mbuf pool: %" PRIu64 " mbufs of %u "
 			 "bytes (%" PRIu64 " MiB) for %u port(s) x %u "
@@ -236,7 +244,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
-	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:M:B:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -273,6 +281,18 @@ main(int argc, char **argv)
 		case 'M':
 			metrics = optarg;
 			break;
+		case 'B': {
+			unsigned long b = strtoul(optarg, NULL, 0);
+
+			if (b < 1024 || b > UINT16_MAX - RTE_PKTMBUF_HEADROOM) {
+				fprintf(stderr, "tepd: -B %s: 1024-%u bytes\n",
+					optarg,
+					UINT16_MAX - RTE_PKTMBUF_HEADROOM);
+				return 2;
+			}
+			tep.mbuf_data = (uint16_t)b;
+			break;
+		}
 		default:
 			usage(argv[0]);
 			return opt == 'h' ? 0 : 2;

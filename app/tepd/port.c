@@ -47,7 +47,7 @@
 #define AFP_RX_OVERHEAD		32	/* TPACKET2 header in a ring frame */
 #define AFP_MTU_OVERHEAD	52	/* the PMD's own mtu_set rule */
 #define ETH_OVERHEAD		(RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + \
-				 RTE_ETHER_CRC_LEN)
+				 RTE_ETHER_CRC_LEN)	/* frame - MTU, at most */
 
 static bool
 is_driver(const struct rte_eth_dev_info *info, const char *name)
@@ -169,19 +169,15 @@ port_jumbo_caps(struct tep_port *p, const struct rte_eth_dev_info *info,
 		max = RTE_MIN((uint32_t)info->max_mtu,
 			      info->max_rx_pktlen > oh ?
 			      info->max_rx_pktlen - oh : RTE_ETHER_MTU);
-		if (p->rx_scatter)
-			snprintf(p->mtu_limit, sizeof(p->mtu_limit),
-				 "%s: max frame %u bytes, received scattered "
-				 "into %u-byte buffers", info->driver_name,
-				 info->max_rx_pktlen, p->rx_buf);
-		else {
-			max = RTE_MIN(max, p->rx_buf - ETH_OVERHEAD);
-			snprintf(p->mtu_limit, sizeof(p->mtu_limit),
-				 "%s: max frame %u bytes, cannot scatter: "
-				 "one %u-byte buffer a frame",
-				 info->driver_name, info->max_rx_pktlen,
-				 p->rx_buf);
-		}
+		/* A PMD that cannot scatter either chains on its own
+		 * (net_pcap) or is told the frame size at configure time
+		 * (a NIC: its PMD refuses what its buffers cannot take);
+		 * -B gives bigger buffers where that is needed. */
+		snprintf(p->mtu_limit, sizeof(p->mtu_limit),
+			 "%s: max frame %u bytes, %s %u-byte buffers",
+			 info->driver_name, info->max_rx_pktlen,
+			 p->rx_scatter ? "received scattered into" :
+			 "received into", p->rx_buf);
 	}
 	p->max_mtu = (uint16_t)RTE_MIN(max, (uint32_t)UINT16_MAX);
 }

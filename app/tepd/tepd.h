@@ -276,6 +276,7 @@ struct tepd {
 	/* Large buffers for the RX queues of ports that cannot scatter and
 	 * take frames longer than pool's (net_af_packet framesz > 2048). */
 	struct rte_mempool *jumbo_pool;
+	uint16_t mbuf_data;	/* -B: data bytes per mbuf; 0: 2048 */
 	struct rte_ring *punt;		/* workers -> control */
 	struct rte_ring *ctl_tx;	/* control -> worker 0 -> TX */
 	uint32_t underlay_gen;		/* bumped when tunnel egress may change */
