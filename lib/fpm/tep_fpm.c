@@ -309,6 +309,8 @@ take_nh_attr(struct ctx *c, struct nh_attrs *n, const struct attr *a)
 		n->oif = get32(c->f + a->data);
 		return 1;
 	case RTA_ENCAP_TYPE_:
+		if (n->has_etype)
+			return -fail(c, TEP_FPM_E_DUP_ATTR, a->hdr, a->type);
 		if (a->len != 2)
 			return -fail(c, TEP_FPM_E_ATTR_SIZE, a->hdr, a->type);
 		n->has_etype = true;
@@ -316,6 +318,8 @@ take_nh_attr(struct ctx *c, struct nh_attrs *n, const struct attr *a)
 		n->etype_off = a->hdr;
 		return 1;
 	case RTA_ENCAP_:
+		if (n->has_encap)
+			return -fail(c, TEP_FPM_E_DUP_ATTR, a->hdr, a->type);
 		n->has_encap = true;
 		n->encap = *a;
 		return 1;
@@ -671,7 +675,7 @@ int
 tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
 {
 	struct ctx c = { frame, out };
-	const uint8_t *nl = frame + TEP_FPM_HDR_LEN;
+	const uint8_t *nl;
 	size_t flen = 0;
 	int r;
 
@@ -685,6 +689,7 @@ tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
 		return fail(&c, r, r == TEP_FPM_E_NLMSG_LEN ? 4 : 0, 0);
 	if (flen != len)
 		return fail(&c, TEP_FPM_E_FRAME_LEN, 2, 0);
+	nl = frame + TEP_FPM_HDR_LEN;
 
 	out->nlmsg_type = get16(nl + 4);
 	out->nlmsg_flags = get16(nl + 6);

@@ -752,6 +752,21 @@ test_evpn_multipath(void **state)
 	assert_int_equal(m.route.nh[1].vni, 101);
 	assert_int_equal(m.route.nh[1].weight, 2);
 
+	/* two RTA_ENCAPs in one rtnexthop: its RTA_GATEWAY renamed */
+	{
+		uint8_t g[MAXF];
+
+		memcpy(g, n.b, len);
+		/* DST at 32, MULTIPATH at 40, rtnh at 44, GATEWAY at 52,
+		 * ENCAP_TYPE at 60 */
+		assert_int_equal(g[62], RTA_ENCAP_TYPE);
+		g[54] = RTA_ENCAP;
+		assert_err(g, len, TEP_FPM_E_DUP_ATTR);
+		/* renamed RTA_ENCAP_TYPE: a 4-byte one, refused first */
+		g[54] = RTA_ENCAP_TYPE;
+		assert_err(g, len, TEP_FPM_E_ATTR_SIZE);
+	}
+
 	/* the last rtnexthop's encap VNI runs past its RTA_ENCAP */
 	n.b[len - 8] = 12;
 	assert_err(n.b, len, TEP_FPM_E_NESTED_PAST_END);
