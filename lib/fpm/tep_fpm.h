@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+#ifndef TEP_FPM_H
+#define TEP_FPM_H
+
+/*
+ * Parser for the FPM stream that FRR's zebra (-M dplane_fpm_nl) sends to a
+ * dataplane (docs/evpn.md). Pure functions on byte buffers: no sockets, no
+ * allocation, no DPDK; the daemon side frames the TCP stream with
+ * tep_fpm_frame_check() and hands each whole frame to tep_fpm_decode().
+ *
+ * Frame: a 4-byte header {version 1, type 1 (netlink), total length u16
+ * big-endian, header included}, then exactly one netlink message. The
+ * netlink part is in the host byte order of the zebra that wrote it (a
+ * netlink property); tepd and zebra run on the same host.
+ *
+ * Strictness: anything that could make a route mean something else is an
+ * error with a stable name (tep_fpm_err_str()); attributes this parser
+ * does not know are skipped, as netlink is meant to grow, but a known
+ * attribute with the wrong size is an error. Messages that are well formed
+ * but of no use to tepd decode as TEP_FPM_IGNORED with a reason.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TEP_FPM_HDR_LEN		4
+#define TEP_FPM_VERSION		1
+#define TEP_FPM_TYPE_NETLINK	1
+/* header + nlmsghdr: anything shorter cannot carry a message */
+#define TEP_FPM_MIN_FRAME	(TEP_FPM_HDR_LEN + 16)
+/* the length field is 16 bits */
+#define TEP_FPM_MAX_FRAME	65535u
+/* FRR's RTA_ENCAP_TYPE value for VXLAN (fpm.h FPM_NH_ENCAP_VXLAN) */
+#define TEP_FPM_ENCAP_VXLAN	100
+#define TEP_FPM_MAX_NH		16
+
+/* One list, the enum and the names: names are stable (tests, logs). */
+#define TEP_FPM_ERRORS(X)						\
+	X(OK, "ok")							\
+	X(INCOMPLETE, "incomplete frame")				\
+	X(TRUNC_HDR, "truncated header")				\
+	X(VERSION, "bad version")					\
+	X(TYPE, "bad frame type")					\
+	X(FRAME_SHORT, "frame length below minimum")			\
+	X(FRAME_LEN, "frame length disagrees with buffer")		\
+	X(NLMSG_LEN, "nlmsg_len disagrees with frame length")		\
+	X(BODY_SHORT, "message shorter than its fixed header")		\
+	X(ATTR_TRUNC, "truncated attribute header")			\
+	X(ATTR_SHORT, "attribute length below header")			\
+	X(ATTR_PAST_END, "attribute past end")				\
+	X(NESTED_TRUNC, "truncated nested attribute header")		\
+	X(NESTED_SHORT, "nested attribute length below header")	\
+	X(NESTED_PAST_END, "nested attribute past end")		\
+	X(RTNH_TRUNC, "truncated next hop header")			\
+	X(RTNH_SHORT, "next hop length below header")			\
+	X(RTNH_PAST_END, "next hop past end")				\
+	X(ATTR_SIZE, "wrong attribute size")				\
+	X(DUP_ATTR, "duplicate attribute")				\
+	X(PLEN, "bad prefix length")					\
+	X(DST_MISSING, "prefix length without destination")		\
+	X(GW_FAMILY, "gateway family mismatch")			\
+	X(NH_MIXED, "multipath with top-level next hop")		\
+	X(NH_EMPTY, "empty multipath")					\
+	X(NH_TOO_MANY, "too many next hops")				\
+	X(NO_NH, "unicast route without next hop")			\
+	X(VNI_MISSING, "vxlan encap without vni")			\
+	X(VNI_RANGE, "vni out of range")				\
+	X(ENCAP_NO_TYPE, "encap without encap type")			\
+	X(MAC_MISSING, "neighbour without mac")
+
+enum tep_fpm_err {
+#define TEP_FPM_X(n, s) TEP_FPM_E_##n,
+	TEP_FPM_ERRORS(TEP_FPM_X)
+#undef TEP_FPM_X
+	TEP_FPM_E_MAX
+};
+
+/* Never NULL; "unknown error" outside the enum. */
+const char *tep_fpm_err_str(int err);
+
+#define TEP_FPM_IGNORE_REASONS(X)					\
+	X(NONE, "not ignored")						\
+	X(MSG_TYPE, "other netlink message type")			\
+	X(FAMILY, "other address family")				\
+	X(ROUTE_TYPE, "unsupported route type")				\
+	X(SRC_PREFIX, "source-specific route")				\
+	X(NH_ID, "next hops by group id only")
+
+enum tep_fpm_ignore {
+#define TEP_FPM_X(n, s) TEP_FPM_IGN_##n,
+	TEP_FPM_IGNORE_REASONS(TEP_FPM_X)
+#undef TEP_FPM_X
+	TEP_FPM_IGN_MAX
+};
+
+const char *tep_fpm_ignore_str(int reason);
+
+enum tep_fpm_kind {
+	TEP_FPM_IGNORED = 0,
+	TEP_FPM_ROUTE_ADD,	/* RTM_NEWROUTE: add or replace */
+	TEP_FPM_ROUTE_DEL,	/* RTM_DELROUTE */
+	TEP_FPM_MAC_ADD,	/* RTM_NEWNEIGH, AF_BRIDGE: e.g. a router MAC */
+	TEP_FPM_MAC_DEL,	/* RTM_DELNEIGH, AF_BRIDGE */
+};
+
+const char *tep_fpm_kind_str(int kind);
+
+/* rtm_type values tepd can act on (linux/rtnetlink.h) */
+enum tep_fpm_rtype {
+	TEP_FPM_RTN_UNSPEC = 0,		/* what zebra puts in deletes */
+	TEP_FPM_RTN_UNICAST = 1,
+	TEP_FPM_RTN_BLACKHOLE = 6,
+	TEP_FPM_RTN_UNREACHABLE = 7,
+	TEP_FPM_RTN_PROHIBIT = 8,
+};
+
+struct tep_fpm_nh {
+	/* 0 (no gateway: on-link via oif), AF_INET or AF_INET6 */
+	uint8_t gw_family;
+	/* the gateway came as ::ffff:a.b.c.d and is given here as IPv4 */
+	bool gw_mapped;
+	uint8_t flags;		/* rtnh_flags; 0 outside RTA_MULTIPATH */
+	uint16_t weight;	/* rtnh_hops + 1; 1 outside RTA_MULTIPATH */
+	uint8_t gw[16];		/* 4 bytes used for AF_INET */
+	uint32_t oif;		/* 0 if absent */
+	uint16_t encap_type;	/* 0 none; TEP_FPM_ENCAP_VXLAN; other raw */
+	uint32_t vni;		/* when encap_type == TEP_FPM_ENCAP_VXLAN */
+};
+
+struct tep_fpm_route {
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint8_t plen;
+	/* network order, host bits beyond plen cleared (see docs/evpn.md) */
+	uint8_t prefix[16];
+	bool host_bits;		/* host bits were set on the wire */
+	uint32_t table;		/* RTA_TABLE if present, else rtm_table */
+	uint8_t type;		/* enum tep_fpm_rtype */
+	uint8_t protocol;	/* rtm_protocol (FRR: 196 static, 186 bgp) */
+	uint8_t scope;
+	uint32_t rtm_flags;
+	bool has_metric;
+	uint32_t metric;	/* RTA_PRIORITY */
+	unsigned int nh_count;
+	struct tep_fpm_nh nh[TEP_FPM_MAX_NH];
+};
+
+struct tep_fpm_mac {
+	uint8_t mac[6];
+	uint8_t vtep_family;	/* 0 if no NDA_DST */
+	uint8_t vtep[16];	/* 4 bytes used for AF_INET */
+	int32_t ifindex;	/* ndm_ifindex */
+	uint16_t state;		/* ndm_state (NUD_*) */
+	uint8_t flags;		/* ndm_flags (NTF_*) */
+	uint8_t ndm_type;
+	bool has_master;
+	uint32_t master;	/* NDA_MASTER: the bridge */
+	bool has_vlan;
+	uint16_t vlan;		/* NDA_VLAN */
+	bool has_vni;
+	uint32_t vni;		/* NDA_VNI */
+};
+
+struct tep_fpm_msg {
+	enum tep_fpm_kind kind;
+	enum tep_fpm_ignore ignore;	/* why, when kind == IGNORED */
+	uint16_t nlmsg_type;
+	uint16_t nlmsg_flags;
+	uint32_t nlmsg_seq;
+	/*
+	 * zebra's netlink port id for the namespace the message belongs
+	 * to: with the netns VRF backend the only thing telling VRFs apart
+	 * (all say table 254). Not stable across zebra restarts.
+	 */
+	uint32_t nlmsg_pid;
+	union {
+		struct tep_fpm_route route;
+		struct tep_fpm_mac mac;
+	};
+	/* on error: where (offset in the frame) and which attribute type
+	 * (0 when not about an attribute); for logs */
+	uint32_t err_off;
+	uint16_t err_attr;
+};
+
+/*
+ * Is there a whole frame at the start of buf[0..len)? OK with *frame_len
+ * set; INCOMPLETE (with *frame_len set once the header is in, so that
+ * the caller knows what to wait for); or an error, after which the
+ * stream cannot be resynchronised. Checks the FPM header, and the
+ * netlink length against it when the frame is complete.
+ */
+int tep_fpm_frame_check(const uint8_t *buf, size_t len, size_t *frame_len);
+
+/*
+ * Decode the one frame in frame[0..len): len must be the frame's length
+ * exactly. Returns TEP_FPM_E_OK with *out filled, or an error (then only
+ * out->err_off and out->err_attr mean anything).
+ */
+int tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEP_FPM_H */

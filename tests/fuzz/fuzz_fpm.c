@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * libFuzzer target: the FPM stream parser (lib/fpm) on what a zebra, or
+ * anything that reached tepd's FPM port, could send.
+ *
+ * The input is taken twice: as one frame handed to tep_fpm_decode()
+ * whole, and as a TCP stream cut into frames by tep_fpm_frame_check()
+ * (each decoded in an exact-size copy, so that ASan sees any read past
+ * it). The invariants below abort.
+ *
+ * Seeds: tests/fuzz/corpus/fpm, the frames of tests/golden/fpm (zebra
+ * 8.4.4 on the wire) as binary files.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tep_fpm.h"
+#include "fuzz_checks.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+check_msg(int r, const struct tep_fpm_msg *m, size_t len)
+{
+	unsigned int i;
+
+	CHECK(r >= 0 && r < TEP_FPM_E_MAX);
+	/* decode is given whole frames: never "wait for more" */
+	CHECK(r != TEP_FPM_E_INCOMPLETE);
+	CHECK(tep_fpm_err_str(r) != NULL);
+	CHECK(m->err_off <= len);
+	if (r != TEP_FPM_E_OK) {
+		CHECK(m->kind == TEP_FPM_IGNORED);
+		return;
+	}
+	CHECK(m->kind <= TEP_FPM_MAC_DEL);
+	CHECK(m->ignore < TEP_FPM_IGN_MAX);
+	CHECK((m->kind == TEP_FPM_IGNORED) == (m->ignore != TEP_FPM_IGN_NONE));
+	if (m->kind == TEP_FPM_MAC_ADD || m->kind == TEP_FPM_MAC_DEL) {
+		CHECK(m->mac.vtep_family == 0 || m->mac.vtep_family == AF_INET ||
+		      m->mac.vtep_family == AF_INET6);
+		return;
+	}
+	if (m->kind == TEP_FPM_IGNORED)
+		return;
+	CHECK(m->route.family == AF_INET || m->route.family == AF_INET6);
+	CHECK(m->route.plen <= (m->route.family == AF_INET ? 32 : 128));
+	CHECK(m->route.nh_count <= TEP_FPM_MAX_NH);
+	if (m->kind == TEP_FPM_ROUTE_ADD &&
+	    m->route.type == TEP_FPM_RTN_UNICAST)
+		CHECK(m->route.nh_count > 0);
+	for (i = 0; i < m->route.nh_count; i++) {
+		const struct tep_fpm_nh *nh = &m->route.nh[i];
+
+		CHECK(nh->gw_family == 0 || nh->gw_family == AF_INET ||
+		      nh->gw_family == AF_INET6);
+		CHECK(!nh->gw_mapped || nh->gw_family == AF_INET);
+		CHECK(nh->weight >= 1 && nh->weight <= 256);
+		if (nh->encap_type == TEP_FPM_ENCAP_VXLAN)
+			CHECK(nh->vni <= 0xffffff);
+		else
+			CHECK(nh->vni == 0);
+	}
+}
+
+static void
+decode_copy(const uint8_t *p, size_t len)
+{
+	struct tep_fpm_msg m;
+	uint8_t *b = malloc(len ? len : 1);
+	int r;
+
+	if (b == NULL)
+		abort();
+	memcpy(b, p, len);
+	r = tep_fpm_decode(b, len, &m);
+	check_msg(r, &m, len);
+	free(b);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t off = 0;
+
+	decode_copy(data, size);
+	while (off < size) {
+		size_t flen = 0;
+		int r = tep_fpm_frame_check(data + off, size - off, &flen);
+
+		CHECK(r >= 0 && r < TEP_FPM_E_MAX);
+		if (r == TEP_FPM_E_INCOMPLETE) {
+			/* the header, once in, says how much is missing */
+			if (size - off >= TEP_FPM_HDR_LEN)
+				CHECK(flen > size - off);
+			break;
+		}
+		if (r != TEP_FPM_E_OK)
+			break;
+		CHECK(flen >= TEP_FPM_MIN_FRAME && flen <= size - off);
+		decode_copy(data + off, flen);
+		off += flen;
+	}
+	return 0;
+}
