@@ -84,9 +84,9 @@ drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
 }
 
 /*
- * What a punt is throttled by: the address to resolve, or an ARP or ND
- * packet's sender, type and target, hashed with the reason and VRF: one
- * of each per millisecond is all tepd can use.
+ * What a punt is throttled by: an ARP or ND packet's sender, type and
+ * target, hashed with the reason and VRF: one of each per millisecond is
+ * all tepd can use.
  */
 static inline uint64_t
 punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why)
@@ -96,10 +96,7 @@ punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why)
 	uint64_t k[2] = { 0, 0 };
 	size_t len;
 
-	if (why == TEP_PUNT_RESOLVE) {
-		a = tep_priv(m)->nh_ip;
-		len = tep_priv(m)->family_nh == 4 ? 4 : 16;
-	} else if (why == TEP_PUNT_ARP) {
+	if (why == TEP_PUNT_ARP) {
 		/* sender protocol address, and the operation: a request
 		 * and a reply from one host are both needed */
 		a = eth + 14 + 14;
@@ -125,18 +122,21 @@ punt_key(const struct worker *w, struct rte_mbuf *m, enum tep_punt why)
 
 /*
  * Whether a punt may go to the control thread (else it is policed): every
- * reason has its bucket per VRF; neighbour work (ARP, ND, resolving) is
- * also throttled per source, as one answer per millisecond does all that
- * can be done. Echo requests and ICMP errors are not: traceroute and ping
- * send bursts from one source, and ICMP errors have their own limit.
+ * reason has its bucket per VRF; ARP and ND are also throttled per
+ * source, as one answer per millisecond does all that can be done. Echo
+ * requests and ICMP errors are not: traceroute and ping send bursts from
+ * one source, and ICMP errors have their own limit. Nor are packets
+ * waiting for a neighbour (RESOLVE): they are the traffic itself, held
+ * while the address resolves (as Linux's unres_qlen), within the VRF's
+ * share of held packets (neigh.c); the control thread sends one request
+ * per address however many arrive.
  */
 static bool
 punt_allowed(struct worker *w, struct rte_mbuf *m, enum tep_punt why)
 {
 	uint64_t now = rte_rdtsc(), h, bit;
 
-	if (why != TEP_PUNT_ARP && why != TEP_PUNT_ND &&
-	    why != TEP_PUNT_RESOLVE)
+	if (why != TEP_PUNT_ARP && why != TEP_PUNT_ND)
 		return tep_rate_allow(&w->punt_rate[why][w->vrf], now,
 				      w->punt_interval, w->punt_burst_tsc);
 	if (now - w->throttle_epoch > w->throttle_period) {

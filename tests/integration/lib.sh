@@ -293,6 +293,24 @@ vrf_sites_setup() {	# NS_RED NS_BLUE
 	done
 }
 
+# tcp_xfer SERVER_NS CLIENT_NS ADDR BYTES: BYTES seeded random bytes over
+# TCP from CLIENT_NS to ADDR:5001 in SERVER_NS; ok if both ends' sha256
+# agree. Returns 1 (after fail) otherwise.
+tcp_xfer() {
+	ip netns exec "$1" $PY "$HERE/xfer.py" tcp-server 5001 >"$WORK/srv" &
+	local spid=$!
+	sleep 0.5
+	ip netns exec "$2" $PY "$HERE/xfer.py" tcp-client "$3" 5001 "$4" \
+		>"$WORK/cli" || true
+	wait $spid || true
+	if [ -s "$WORK/cli" ] && cmp -s "$WORK/srv" "$WORK/cli"; then
+		ok "tcp $4 bytes to $3 intact (sha256 $(cut -c1-16 "$WORK/cli")... both ends)"
+	else
+		fail "tcp to $3: sent '$(cat "$WORK/cli" 2>/dev/null)' got '$(cat "$WORK/srv" 2>/dev/null)'"
+		return 1
+	fi
+}
+
 # check_tags FILE WANT OTHER WHERE: FILE (xfer.py tag-server's output) holds
 # at least 95 datagrams tagged WANT and none of anything else.
 check_tags() {

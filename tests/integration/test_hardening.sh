@@ -58,7 +58,9 @@ expect_delta "... and not decapsulated" "$d0" "$(counter tunnel vx1 decap)" 0 2
 n0=$(counter tunnel vx1 drop_not_for_us)
 ip netns exec "$PEER" $HP vx_foreign peer0 "$FAM" "$U_TEP" "$U_PEER" "$MAC_UND" 20 inner >/dev/null
 sleep 0.3
-expect_delta "VXLAN with a foreign inner MAC: tunnel's not_for_us" "$n0" "$(counter tunnel vx1 drop_not_for_us)" 20 20 ||
+# (the peer kernel's vx0 sends its own IPv6 multicast now and then, MLD
+# reports to 33:33:00:00:00:16, which the tunnel counts the same way)
+expect_delta "VXLAN with a foreign inner MAC: tunnel's not_for_us" "$n0" "$(counter tunnel vx1 drop_not_for_us)" 20 24 ||
 	$CTL stats port "$UND"
 
 # 2. ND from behind the tunnel: an NA claiming the underlay peer's address

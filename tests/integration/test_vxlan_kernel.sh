@@ -48,19 +48,7 @@ else
 fi
 
 # 2. TCP both ways, 2 MB each, sha256 compared.
-tcp() {	# tcp SERVER_NS CLIENT_NS ADDR
-	ip netns exec "$1" $PY "$HERE/xfer.py" tcp-server 5001 >"$WORK/srv" &
-	local spid=$!
-	sleep 0.5
-	ip netns exec "$2" $PY "$HERE/xfer.py" tcp-client "$3" 5001 2000000 \
-		>"$WORK/cli" || true
-	wait $spid || true
-	if [ -s "$WORK/cli" ] && cmp -s "$WORK/srv" "$WORK/cli"; then
-		ok "tcp 2000000 bytes to $3 intact"
-	else
-		fail "tcp to $3: sent '$(cat "$WORK/cli")' got '$(cat "$WORK/srv")'"
-	fi
-}
+tcp() { tcp_xfer "$1" "$2" "$3" 2000000 || true; }
 tcp "$PEER" "$TEN" 198.18.0.2
 tcp "$TEN" "$PEER" 192.0.2.10
 tcp "$PEER" "$TEN" 2001:db8:20::2
