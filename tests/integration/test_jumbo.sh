@@ -116,6 +116,20 @@ else
 	# The 9000-byte echo request comes in chained; the reply (no DF)
 	# is fragmented by tepd to fit its underlay port.
 	pingn "$PEER" "ping -M do -s 8972 kernel vxlan -> tenant" -M do -s 8972 192.0.2.10
+	# A chain cut into fragments: with the access port at MTU 1500, the
+	# 9000-byte request without DF (received scattered from the tap) is
+	# fragmented by tepd into header mbufs plus indirect mbufs.
+	frags() { $CTL -j stats port $UND | jget ports.0.ipv4_frag_pkts; }
+	$CTL port set net_af_packet0 mtu 1500
+	f0=$(frags)
+	pingn "$PEER" "ping -M dont -s 8972 kernel vxlan -> tenant, access MTU 1500" -M dont -s 8972 192.0.2.10
+	f1=$(frags)
+	if [ $((f1 - f0)) -ge 5 ]; then
+		ok "tepd fragmented $((f1 - f0)) chained packets from $UND"
+	else
+		fail "chained packets fragmented: $((f1 - f0)) (want 5)"
+	fi
+	$CTL port set net_af_packet0 mtu 9000
 	tcp "$TEN" "$PEER" 192.0.2.10
 	ptb "ping -M do -s 8972 tenant -> kernel vxlan" -M do -s 8972 198.18.0.2
 	ptb "ping -6 -M do -s 8952 tenant -> kernel vxlan" -6 -M do -s 8952 2001:db8:20::2
