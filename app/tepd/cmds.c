@@ -1284,6 +1284,12 @@ out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
 	default:
 		break;
 	}
+	/* text: only the unusual origin, so that tepctl's lines stay as they
+	 * were for configured routes; JSON: always */
+	if (nh->proto == TEP_PROTO_FPM)
+		tep_out_str(o, "proto", " proto %s", "fpm");
+	else
+		tep_out_str(o, "proto", NULL, "static");
 	(void)family;
 }
 
@@ -1539,6 +1545,8 @@ stats_write(struct tep_out *o, int argc, char **argv, struct tep_err *err)
 	tep_out_close_array(o);
 	if (tep.stats_cycles)
 		stats_stages(o);
+	if (tep_fpm_enabled())
+		tep_fpm_stats(o);
 	/* For leak checks: what is neither free in the pool nor cached. */
 	tep_out_open_object(o, "mempool");
 	tep_out_u64(o, "in_use", "mbufs in use %" PRIu64,
@@ -1599,6 +1607,34 @@ cmd_stats_watch(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		return ERR(EBUSY, "cannot start the stream");
 	/* The first snapshot now; then one per interval. */
 	return stats_write(o, 0, NULL, err);
+}
+
+/* ---- FPM (fpm.c) -------------------------------------------------------- */
+
+static int
+cmd_fpm_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	     struct tep_out *o, struct tep_err *err)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	tep_fpm_show(o);
+	return 0;
+}
+
+static int
+cmd_fpm_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	    struct tep_out *o, struct tep_err *err)
+{
+	char e[256];
+	int ret;
+
+	(void)ctx;
+	(void)argc;
+	(void)o;
+	ret = tep_fpm_set(argv[0], argv[1], e, sizeof(e));
+	return ret ? ERR(ret, "%s", e) : 0;
 }
 
 static void
@@ -1706,6 +1742,11 @@ static const struct tep_ctl_cmd cmds[] = {
 	  0, cmd_stats_clear },
 	{ "stats watch", "[interval MS]", "a snapshot every interval until "
 	  "the client leaves", 0, 2, TEP_CTL_CMD_STREAM, cmd_stats_watch },
+	{ "fpm show", NULL, "the FPM server (tepd -P): connection, replay, "
+	  "counters", 0, 0, 0, cmd_fpm_show },
+	{ "fpm set", "quiet SECONDS | hold SECONDS", "replay complete after "
+	  "QUIET s without a frame (default 2); routes of a vanished zebra "
+	  "kept HOLD s (default 60)", 2, 2, 0, cmd_fpm_set },
 	{ "offload show", NULL, "per port: what the NIC does, what tepd does "
 	  "in software", 0, 0, 0, cmd_offload_show },
 };

@@ -734,9 +734,10 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	return ret;
 }
 
-/* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6]. */
-static int
-parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
+/* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6].
+ * Shared with the FPM listener (fpm.c). */
+int
+tep_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
 {
 	char host[INET6_ADDRSTRLEN + 2] = "";
 	const char *port;
@@ -793,7 +794,7 @@ tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
 	unsigned int flags;
 	bool v6;
 
-	if (parse_listen(listen, &ss, &v6) != 0) {
+	if (tep_parse_listen(listen, &ss, &v6) != 0) {
 		snprintf(err, errlen, "-M %s: want [ADDR]:PORT, e.g. "
 			 "127.0.0.1:9108 or [::1]:9108", listen);
 		return -1;

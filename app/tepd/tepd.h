@@ -410,6 +410,23 @@ int tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
 		      char *err, size_t errlen);
 void tep_metrics_poll(void);
 void tep_metrics_stop(void);
+/* "[ADDR]:PORT", "ADDR:PORT", ":PORT" or "PORT" (address 127.0.0.1 if
+ * none); 0, or -1 if malformed. */
+struct sockaddr_storage;
+int tep_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6);
+
+/* fpm.c: zebra's FPM stream (tepd -P [ADDR:]PORT; docs/evpn.md). Control
+ * thread only: it installs routes, so it runs where the RIB's writer is. */
+struct tep_out;
+int tep_fpm_start(const char *listen, char *err, size_t errlen);
+void tep_fpm_poll(void);
+void tep_fpm_stop(void);
+bool tep_fpm_enabled(void);
+/* tepctl: fpm show, fpm set, and the "fpm" object of stats */
+void tep_fpm_show(struct tep_out *o);
+void tep_fpm_stats(struct tep_out *o);
+int tep_fpm_set(const char *key, const char *value, char *err,
+		size_t errlen);
 
 /* stats.c. Since start, monotonic (/metrics, telemetry): */
 void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# tepd as zebra's FPM server (tepd -P), fed by fpm_feed.py playing zebra:
+# routes appear with proto fpm and go with deletes; a reconnect with a
+# smaller replay sweeps what was not replayed; routes are held after a
+# disconnect, then removed; configured routes survive all of it;
+# malformed frames drop the connection, are counted and logged, and change
+# nothing; traffic follows a route that came from FPM.
+#
+#   ten (192.0.2.10, lo 203.0.113.5) -- [tepd access, vrf red, table 10]
+#                                        [tepd underlay] -- peer (vx0)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SITE_RED_TABLE=10 SITE_EXTRA_CONF="vrf add blue table 20" \
+	TEPD_ARGS="-P 2620" vxlan_site_setup af_packet 4
+LOG=$WORK/tepd-tepd.sock.log
+FEED="ip netns exec $DP $PY $HERE/fpm_feed.py"
+
+# has VRF PREFIX: the route's proto, or "none"
+has() {
+	$CTL -j route show vrf "$1" | $PY -c 'import json,sys
+d=json.load(sys.stdin)
+r=[x for x in d["routes"] if x["prefix"]==sys.argv[1]]
+print(r[0].get("proto","?") if r else "none")' "$2"
+}
+cnt() { $CTL -j stats | jget "fpm.fpm_$1" 2>/dev/null || echo 0; }
+expect() {	# expect WHAT GOT WANT
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+# wait_for VRF PREFIX PROTO: up to 5 s
+wait_for() {
+	for _ in $(seq 50); do
+		[ "$(has "$1" "$2")" = "$3" ] && return 0
+		sleep 0.1
+	done
+	return 0
+}
+
+$CTL fpm set quiet 1
+$CTL fpm set hold 600
+$CTL route add 198.18.99.0/24 via 198.51.100.2
+$CTL route add 198.18.98.0/24 blackhole
+
+# 1. a first connection (closed right away: its routes are held)
+$FEED add 198.18.10.0/24 via 198.51.100.2 \; \
+	add 198.18.11.0/24 via 198.51.100.2 \; \
+	add 2001:db8:50::/48 blackhole \; \
+	add 203.0.113.0/26 via 192.0.2.10 table 10 \; \
+	add 198.18.20.0/24 unreachable table 20 \; \
+	add 198.18.30.0/24 via 198.51.100.2,198.51.100.3 \; \
+	add 198.18.40.0/24 via 198.51.100.2 table 77 \; \
+	add 198.18.50.0/24 via 203.0.113.77 \; \
+	add 198.18.98.0/24 via 198.51.100.2 \; \
+	del 198.18.99.0/24
+wait_for default 198.18.30.0/24 fpm
+expect "gateway route, default vrf" "$(has default 198.18.10.0/24)" fpm
+expect "blackhole route, IPv6" "$(has default 2001:db8:50::/48)" fpm
+expect "route for table 10 in vrf red" "$(has red 203.0.113.0/26)" fpm
+expect "unreachable route for table 20 in vrf blue" "$(has blue 198.18.20.0/24)" fpm
+expect "multipath route, first next hop" "$(has default 198.18.30.0/24)" fpm
+expect "multipath counted" "$(cnt ecmp_truncated)" 1
+expect "unknown table skipped" "$(cnt routes_no_vrf)" 1
+grep -q "tepd: fpm: routes for table 77 skipped" "$LOG" &&
+	ok "unknown table logged" || fail "no log line for table 77"
+expect "unresolvable gateway skipped" "$(has default 198.18.50.0/24)" none
+expect "unresolvable gateway counted" "$(cnt routes_unresolved)" 1
+expect "static route not replaced by fpm" "$(has default 198.18.98.0/24)" static
+expect "static route not deleted by fpm" "$(has default 198.18.99.0/24)" static
+expect "static kept counted" "$(cnt routes_static_kept)" 1
+expect "static delete refused counted" "$(cnt route_del_not_fpm)" 1
+text=$($CTL route show)
+if grep -q "198.18.10.0/24 via 198.51.100.2 dev net_af_packet1 proto fpm" <<<"$text" &&
+   grep -q "^198.18.99.0/24 via 198.51.100.2 dev net_af_packet1$" <<<"$text"; then
+	ok "route show: proto fpm in text, static routes as before"
+else
+	fail "route show text: $text"
+fi
+$CTL -j route show | grep -q '"proto": *"fpm"' && ok "JSON proto" ||
+	fail "no \"proto\": \"fpm\" in JSON"
+
+# 2. traffic follows the FPM route: peer -> tunnel -> vrf red -> FPM
+# route 203.0.113.0/26 via the tenant -> tenant's 203.0.113.5
+ip -n "$TEN" addr add 203.0.113.5/32 dev lo
+ip -n "$PEER" route add 203.0.113.0/26 via 198.18.0.1 dev vx0
+if ip netns exec "$PEER" ping -c 3 -i 0.2 -W 2 203.0.113.5 >"$WORK/ping" 2>&1 ||
+   ip netns exec "$PEER" ping -c 3 -i 0.2 -W 2 203.0.113.5 >"$WORK/ping" 2>&1; then
+	ok "ping through the tunnel along an FPM route"
+else
+	fail "ping 203.0.113.5 along the FPM route"; cat "$WORK/ping"
+fi
+
+# 3. still held (hold 600 s), then a reconnect replays less: a delete
+# while connected, then the sweep after 1 s of quiet
+expect "routes held after the disconnect" "$(has blue 198.18.20.0/24)" fpm
+$FEED --linger 3 add 198.18.10.0/24 via 198.51.100.2 \; \
+	add 203.0.113.0/26 via 192.0.2.10 table 10 \; \
+	add 198.18.30.0/24 via 198.51.100.2 \; \
+	del 198.18.30.0/24 &
+fpid=$!
+wait_for default 198.18.30.0/24 none
+expect "fpm delete removes the route" "$(has default 198.18.30.0/24)" none
+expect "not yet swept during the replay" "$(has default 198.18.11.0/24)" fpm
+wait $fpid
+expect "replayed route kept" "$(has default 198.18.10.0/24)" fpm
+expect "replayed route in vrf red kept" "$(has red 203.0.113.0/26)" fpm
+expect "unreplayed route swept" "$(has default 198.18.11.0/24)" none
+expect "unreplayed IPv6 route swept" "$(has default 2001:db8:50::/48)" none
+expect "unreplayed route in vrf blue swept" "$(has blue 198.18.20.0/24)" none
+expect "static routes survive the sweep" \
+	"$(has default 198.18.99.0/24) $(has default 198.18.98.0/24)" "static static"
+expect "swept count" "$(cnt routes_swept)" 3
+grep -q "replay complete: 3 stale route(s) removed" "$LOG" &&
+	ok "sweep logged" || fail "no sweep log line"
+
+# 4. malformed frames: the valid frame before stays, the bad one is not
+# installed, the connection is dropped, counted and logged
+before=$($CTL -j route show)
+n=1
+for kind in short:"frame length below minimum" \
+	    nlmsg-len:"nlmsg_len disagrees with frame length" \
+	    attr-trunc:"truncated attribute header" \
+	    nested-past-end:"nested attribute past end" \
+	    rtnh-past-end:"next hop past end" \
+	    version:"bad version" \
+	    partial:"incomplete frame"; do
+	k=${kind%%:*} name=${kind#*:}
+	key=fpm_err_$(tr -c 'a-z0-9\n' _ <<<"$name")
+	if [ "$k" = partial ]; then
+		$FEED add 198.18.10.0/24 via 198.51.100.2 \; partial
+		sleep 0.3
+		res=0
+	else
+		res=0
+		$FEED --expect-close 3 add 198.18.10.0/24 via 198.51.100.2 \; \
+			bad "$k" 2>/dev/null || res=$?
+	fi
+	got=$($CTL -j stats | jget "fpm.$key" 2>/dev/null || echo 0)
+	if [ "$res" = 0 ] && [ "$got" = 1 ] &&
+	   grep -q "tepd: fpm: $name at frame 2, dropping the connection" "$LOG" &&
+	   [ "$(has default 203.0.113.99/32)$(has default 203.0.113.98/32)$(has default 203.0.113.97/32)" = nonenonenone ] &&
+	   [ "$($CTL -j route show)" = "$before" ]; then
+		ok "malformed ($k): dropped, $key=1, logged, RIB unchanged"
+	else
+		fail "malformed ($k): closed rc=$res $key=$got"
+		grep "tepd: fpm:" "$LOG" | tail -3
+	fi
+	n=$((n + 1))
+done
+expect "drops counted" "$(cnt conn_dropped)" 7
+
+# 5. zebra gone for good: after the hold time every FPM route goes, and
+# configured ones stay
+$CTL fpm set hold 1
+$FEED add 198.18.12.0/24 via 198.51.100.2
+wait_for default 198.18.12.0/24 fpm
+sleep 0.5
+expect "held right after the disconnect" "$(has default 198.18.12.0/24)" fpm
+wait_for default 198.18.12.0/24 none
+expect "removed after the hold time" \
+	"$(has default 198.18.12.0/24) $(has default 198.18.10.0/24) $(has red 203.0.113.0/26)" \
+	"none none none"
+expect "static routes survive the hold timeout" \
+	"$(has default 198.18.99.0/24) $(has default 198.18.98.0/24)" "static static"
+
+# 6. bad settings are refused and change nothing
+if ! $CTL fpm set quiet 0 2>/dev/null && ! $CTL fpm set hold x 2>/dev/null &&
+   $CTL -j fpm show | grep -q '"quiet_ms": *1000'; then
+	ok "fpm set refuses bad values"
+else
+	fail "fpm set accepted a bad value"
+fi
+$CTL fpm show >"$WORK/show" && grep -q "listening on 2620" "$WORK/show" &&
+	ok "fpm show" || { fail "fpm show"; cat "$WORK/show"; }
+
+finish
