@@ -1085,6 +1085,34 @@ cmd_tunnel_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	return 0;
 }
 
+/* The same two commands for fpm.c's EVPN tunnels: one set of checks. */
+int
+tep_tunnel_add_args(int argc, char **argv, char *e, size_t elen)
+{
+	struct tep_err err;
+	int ret;
+
+	tep_err_clear(&err);
+	ret = cmd_tunnel_add(NULL, argc, argv, NULL, &err);
+	if (ret != 0)
+		snprintf(e, elen, "%s", err.msg);
+	return ret;
+}
+
+int
+tep_tunnel_del_name(const char *name, char *e, size_t elen)
+{
+	struct tep_err err;
+	char *argv[1] = { (char *)(uintptr_t)name };
+	int ret;
+
+	tep_err_clear(&err);
+	ret = cmd_tunnel_del(NULL, 1, argv, NULL, &err);
+	if (ret != 0)
+		snprintf(e, elen, "%s", err.msg);
+	return ret;
+}
+
 static void
 out_tunnel(struct tep_out *o, const struct tep_tunnel *t)
 {
@@ -1637,6 +1665,54 @@ cmd_fpm_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	return ret ? ERR(ret, "%s", e) : 0;
 }
 
+static int
+cmd_evpn_local(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	       struct tep_out *o, struct tep_err *err)
+{
+	char e[256];
+	int ret;
+
+	(void)ctx;
+	(void)argc;
+	(void)o;
+	ret = tep_fpm_evpn_local(argv[0], e, sizeof(e));
+	return ret ? ERR(ret, "%s", e) : 0;
+}
+
+static int
+cmd_evpn_vrf(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	     struct tep_out *o, struct tep_err *err)
+{
+	uint32_t vni;
+	char e[256];
+	int v, ret;
+
+	(void)ctx;
+	(void)argc;
+	(void)o;
+	v = vrf_arg(argv[0], err);
+	if (v < 0)
+		return ENOENT;
+	if (strcmp(argv[1], "vni") != 0 ||
+	    parse_u32(argv[2], 0xffffff, &vni) != 0)
+		return ERR(EINVAL, "evpn vrf NAME vni N, N 1-16777215 "
+			   "(0: none)");
+	ret = tep_fpm_evpn_vrf((uint16_t)v, vni, e, sizeof(e));
+	return ret ? ERR(ret, "%s", e) : 0;
+}
+
+static int
+cmd_evpn_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	      struct tep_out *o, struct tep_err *err)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	tep_fpm_evpn_show(o);
+	return 0;
+}
+
 static void
 out_offload(struct tep_out *o, const struct tep_port *p)
 {
@@ -1747,6 +1823,13 @@ static const struct tep_ctl_cmd cmds[] = {
 	{ "fpm set", "quiet SECONDS | hold SECONDS", "replay complete after "
 	  "QUIET s without a frame (default 2); routes of a vanished zebra "
 	  "kept HOLD s (default 60)", 2, 2, 0, cmd_fpm_set },
+	{ "evpn local", "IP", "the local VTEP address of EVPN tunnels "
+	  "(default: the first address of an underlay port)", 1, 1, 0,
+	  cmd_evpn_local },
+	{ "evpn vrf", "NAME vni N", "the VRF's L3VNI, for EVPN routes from "
+	  "FPM that carry none (0: none)", 3, 3, 0, cmd_evpn_vrf },
+	{ "evpn show", NULL, "L3VNIs, router MACs, EVPN tunnels, pending "
+	  "routes", 0, 0, 0, cmd_evpn_show },
 	{ "offload show", NULL, "per port: what the NIC does, what tepd does "
 	  "in software", 0, 0, 0, cmd_offload_show },
 };

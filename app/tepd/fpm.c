@@ -82,7 +82,14 @@
 	X(sweeps)		/* stale sweeps run */			\
 	X(routes_swept)		/* stale routes removed by them */	\
 	X(macs_added)		/* router MACs (RTM_NEWNEIGH) */	\
-	X(macs_deleted)
+	X(macs_deleted)							\
+	X(evpn_routes)		/* installed into an EVPN tunnel */	\
+	X(evpn_pending)		/* held: no router MAC for the VTEP yet */ \
+	X(evpn_pending_full)	/* ... and not held: too many waiting */ \
+	X(evpn_tunnels_created)						\
+	X(evpn_tunnels_deleted)	/* with their last route */		\
+	X(evpn_tunnel_failed)	/* tunnel add refused (logged) */	\
+	X(evpn_no_local)	/* no local VTEP address of that family */
 
 struct fpm_counters {
 #define FPM_X(n) uint64_t n;
@@ -112,6 +119,43 @@ static struct {
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS };
+
+/* ---- EVPN state ----------------------------------------------------------- */
+
+#define FPM_RMAC_MAX	256	/* remote VTEPs with a router MAC */
+#define FPM_PENDING_MAX	4096	/* routes waiting for their router MAC */
+#define RTNH_F_ONLINK_	4	/* linux/rtnetlink.h */
+
+struct rmac {
+	bool used;
+	uint8_t fam;		/* 4 or 6 */
+	uint8_t vtep[16];
+	struct rte_ether_addr mac;
+};
+
+/* An EVPN route whose VTEP has no router MAC yet. */
+struct pending {
+	bool used;
+	uint16_t vrf;
+	uint8_t family, plen;
+	uint8_t prefix[16];
+	uint8_t vtep_fam;
+	uint8_t vtep[16];
+	uint32_t vni;
+	uint32_t gen;
+};
+
+static struct {
+	/* per VRF id; the name too, as ids are reused after vrf del */
+	uint32_t l3vni[TEP_VRF_MAX];
+	char l3vni_vrf[TEP_VRF_MAX][TEP_VRF_NAME_MAX];
+	struct tep_addr local;		/* family 0: pick an underlay's */
+	struct rmac rmac[FPM_RMAC_MAX];
+	struct pending pending[FPM_PENDING_MAX];
+	unsigned int npending;
+	bool tun[TEP_TUNNELS_MAX];	/* tunnels made here */
+	uint32_t seq;			/* names when the long one is too long */
+} ev;
 
 bool
 tep_fpm_enabled(void)
@@ -170,16 +214,24 @@ is_fpm(const struct tep_nh *nh)
 	return nh != NULL && nh->proto == TEP_PROTO_FPM;
 }
 
+static void nh_released(const struct tep_nh *old);
+
 /* Remove the route if FPM owns it; true if it did. */
 static bool
 del_if_fpm(uint16_t vrf, int family, const uint8_t *a, uint8_t depth)
 {
-	if (!is_fpm(tep_route_exact(&tep.rib, vrf, family, a, depth)))
+	const struct tep_nh *cur = tep_route_exact(&tep.rib, vrf, family, a,
+						   depth);
+	struct tep_nh was;
+
+	if (!is_fpm(cur))
 		return false;
+	was = *cur;
 	if (tep_route_del(&tep.rib, vrf, family, a, depth, NULL, 0) != 0)
 		return false;
 	if (vrf == TEP_VRF_DEFAULT)
 		tep_underlay_changed();
+	nh_released(&was);
 	return true;
 }
 
@@ -211,13 +263,455 @@ unicast_nh(const struct tep_fpm_route *rt, uint16_t vrf, struct tep_nh *nh)
 	return NULL;
 }
 
+/* ---- EVPN: routes into VXLAN tunnels -------------------------------------- */
+
+static uint32_t
+l3vni_of(uint16_t vrf)
+{
+	if (ev.l3vni[vrf] == 0 || tep.rib.vrf[vrf] == NULL ||
+	    strcmp(tep.rib.vrf[vrf]->name, ev.l3vni_vrf[vrf]) != 0)
+		return 0;
+	return ev.l3vni[vrf];
+}
+
+/*
+ * Is this an EVPN route (docs/evpn.md)? With a VXLAN encap: yes, its VNI.
+ * Without one (what zebra 8.4.4 sent): when its VRF has an L3VNI
+ * (`evpn vrf NAME vni N`) and the next hop is on-link (RTNH_F_ONLINK on the
+ * route or the next hop: zebra marks EVPN next hops so, as the remote VTEP
+ * is on no network of the VRF). The gateway is the remote VTEP.
+ */
+static bool
+evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni)
+{
+	const struct tep_fpm_nh *n = &rt->nh[0];
+
+	if (n->gw_family == 0)
+		return false;
+	if (n->encap_type == TEP_FPM_ENCAP_VXLAN) {
+		*vni = n->vni;
+		return true;
+	}
+	if (n->encap_type != 0 ||
+	    !((rt->rtm_flags | n->flags) & RTNH_F_ONLINK_))
+		return false;
+	*vni = l3vni_of(vrf);
+	return *vni != 0;
+}
+
+static struct rmac *
+rmac_find(int fam, const uint8_t *vtep)
+{
+	int i;
+
+	for (i = 0; i < FPM_RMAC_MAX; i++)
+		if (ev.rmac[i].used && ev.rmac[i].fam == fam &&
+		    memcmp(ev.rmac[i].vtep, vtep, fam == 4 ? 4 : 16) == 0)
+			return &ev.rmac[i];
+	return NULL;
+}
+
+static int
+tunnel_find(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni)
+{
+	int i;
+
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		const struct tep_tunnel *t = tep.tunnel[i];
+
+		if (ev.tun[i] && t != NULL && t->vrf == vrf &&
+		    t->p.vni == vni && t->p.outer_v6 == (fam == 6) &&
+		    memcmp(t->p.dst, vtep, fam == 4 ? 4 : 16) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* The router MAC to put inside: the one zebra sent for the VTEP, else
+ * that of another tunnel of ours to it (zebra 8.4.4 withdrew a VTEP's
+ * MAC while a route through it remained: docs/evpn.md). */
+static const struct rte_ether_addr *
+vtep_mac(int fam, const uint8_t *vtep)
+{
+	struct rmac *r = rmac_find(fam, vtep);
+	int i;
+
+	if (r != NULL)
+		return &r->mac;
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		const struct tep_tunnel *t = tep.tunnel[i];
+
+		if (ev.tun[i] && t != NULL && t->p.outer_v6 == (fam == 6) &&
+		    memcmp(t->p.dst, vtep, fam == 4 ? 4 : 16) == 0)
+			return &t->inner_dmac;
+	}
+	return NULL;
+}
+
+/* Our VTEP address of the family: `evpn local`, else the first address
+ * of the first underlay port that has one. */
+static bool
+local_vtep(int fam, uint8_t *a)
+{
+	int i, j;
+
+	if (ev.local.family != 0) {
+		if (ev.local.family != fam)
+			return false;
+		memcpy(a, ev.local.a, 16);
+		return true;
+	}
+	for (i = 0; i < tep.nb_ports; i++) {
+		const struct tep_port *p = &tep.port[i];
+
+		if (!p->present || p->role != TEP_ROLE_UNDERLAY)
+			continue;
+		for (j = 0; j < p->naddr; j++) {
+			if (p->addr[j].family == fam) {
+				memcpy(a, p->addr[j].a, 16);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void
+tunnel_gc(uint32_t id)
+{
+	char name[TEP_NAME_MAX], e[256];
+
+	if (id >= TEP_TUNNELS_MAX || !ev.tun[id] || tep.tunnel[id] == NULL ||
+	    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id) != 0)
+		return;
+	snprintf(name, sizeof(name), "%s", tep.tunnel[id]->name);
+	if (tep_tunnel_del_name(name, e, sizeof(e)) == 0) {
+		ev.tun[id] = false;
+		fpm.c.evpn_tunnels_deleted++;
+	}
+}
+
+/* After a route's next hop went or changed: its tunnel may be unused. */
+static void
+nh_released(const struct tep_nh *old)
+{
+	if (old->type == TEP_NHT_TUNNEL)
+		tunnel_gc(old->tunnel);
+}
+
+static int
+tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
+	   const struct rte_ether_addr *mac)
+{
+	char name[TEP_NAME_MAX], loc[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
+	char vs[16], macs[RTE_ETHER_ADDR_FMT_SIZE], e[256];
+	char *argv[14];
+	uint8_t la[16];
+	int id = tunnel_find(vrf, fam, vtep, vni), ret;
+
+	if (id >= 0)
+		return id;
+	if (!local_vtep(fam, la)) {
+		fpm.c.evpn_no_local++;
+		return -1;
+	}
+	inet_ntop(fam == 4 ? AF_INET : AF_INET6, la, loc, sizeof(loc));
+	inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep, rem, sizeof(rem));
+	if ((size_t)snprintf(name, sizeof(name), "evpn-%s-%s-%u",
+			     tep.rib.vrf[vrf]->name, rem, vni) >= sizeof(name))
+		snprintf(name, sizeof(name), "evpn-%u", ++ev.seq);
+	snprintf(vs, sizeof(vs), "%u", vni);
+	rte_ether_format_addr(macs, sizeof(macs), mac);
+	argv[0] = name;
+	argv[1] = (char *)(uintptr_t)"type";
+	argv[2] = (char *)(uintptr_t)"vxlan";
+	argv[3] = (char *)(uintptr_t)"local";
+	argv[4] = loc;
+	argv[5] = (char *)(uintptr_t)"remote";
+	argv[6] = rem;
+	argv[7] = (char *)(uintptr_t)"vni";
+	argv[8] = vs;
+	argv[9] = (char *)(uintptr_t)"vrf";
+	argv[10] = tep.rib.vrf[vrf]->name;
+	argv[11] = (char *)(uintptr_t)"inner-dmac";
+	argv[12] = macs;
+	argv[13] = NULL;
+	ret = tep_tunnel_add_args(13, argv, e, sizeof(e));
+	if (ret != 0) {
+		if (fpm.c.evpn_tunnel_failed++ == 0)
+			fprintf(stderr, "tepd: fpm: evpn tunnel %s: %s "
+				"(counted in fpm_evpn_tunnel_failed; logged "
+				"once)\n", name, e);
+		return -1;
+	}
+	id = tep_tunnel_find(name);
+	if (id >= 0) {
+		ev.tun[id] = true;
+		fpm.c.evpn_tunnels_created++;
+	}
+	return id;
+}
+
+static struct pending *
+pending_find(uint16_t vrf, int family, const uint8_t *a, uint8_t plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++) {
+		struct pending *p = &ev.pending[i];
+
+		if (p->used && p->vrf == vrf && p->family == family &&
+		    p->plen == plen &&
+		    memcmp(p->prefix, a, family == 4 ? 4 : 16) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static void
+pending_drop(struct pending *p)
+{
+	if (p != NULL && p->used) {
+		p->used = false;
+		ev.npending--;
+	}
+}
+
+static void
+pending_add(uint16_t vrf, const struct tep_fpm_route *rt, uint32_t vni)
+{
+	int family = family_of(rt->family);
+	struct pending *p = pending_find(vrf, family, rt->prefix, rt->plen);
+	unsigned int i;
+
+	for (i = 0; p == NULL && i < FPM_PENDING_MAX; i++)
+		if (!ev.pending[i].used)
+			p = &ev.pending[i];
+	if (p == NULL) {
+		fpm.c.evpn_pending_full++;
+		return;
+	}
+	if (!p->used)
+		ev.npending++;
+	p->used = true;
+	p->vrf = vrf;
+	p->family = (uint8_t)family;
+	p->plen = rt->plen;
+	memcpy(p->prefix, rt->prefix, 16);
+	p->vtep_fam = (uint8_t)family_of(rt->nh[0].gw_family);
+	memcpy(p->vtep, rt->nh[0].gw, 16);
+	p->vni = vni;
+	p->gen = fpm.gen;
+	fpm.c.evpn_pending++;
+}
+
+/*
+ * The next hop of an EVPN route: the tunnel to (VRF, VTEP, VNI), made on
+ * first use. NULL with nh filled; else a counter, or &pend_ctr when the
+ * route waits for its VTEP's router MAC.
+ */
+static uint64_t pend_ctr;
+
+static uint64_t *
+evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
+	struct tep_nh *nh)
+{
+	const struct tep_fpm_nh *n = &rt->nh[0];
+	int fam = family_of(n->gw_family), id;
+	const struct rte_ether_addr *mac;
+
+	id = tunnel_find(vrf, fam, n->gw, vni);
+	if (id < 0) {
+		mac = vtep_mac(fam, n->gw);
+		if (mac == NULL) {
+			pending_add(vrf, rt, vni);
+			return &pend_ctr;
+		}
+		id = tunnel_get(vrf, fam, n->gw, vni, mac);
+		if (id < 0)
+			return &fpm.c.routes_failed;
+	}
+	nh->type = TEP_NHT_TUNNEL;
+	nh->tunnel = (uint32_t)id;
+	return NULL;
+}
+
+static void route_add(const struct tep_fpm_route *rt);
+
+/* A router MAC came: install the routes that waited for it. */
+static void
+pending_release(int fam, const uint8_t *vtep)
+{
+	struct tep_fpm_route rt;
+	unsigned int i;
+
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++) {
+		struct pending *p = &ev.pending[i];
+		uint32_t gen = fpm.gen;
+
+		if (!p->used || p->vtep_fam != fam ||
+		    memcmp(p->vtep, vtep, fam == 4 ? 4 : 16) != 0)
+			continue;
+		memset(&rt, 0, sizeof(rt));
+		rt.family = p->family == 4 ? AF_INET : AF_INET6;
+		rt.plen = p->plen;
+		memcpy(rt.prefix, p->prefix, 16);
+		rt.table = p->vrf == TEP_VRF_DEFAULT ? 254 :
+			   tep.rib.vrf[p->vrf] != NULL ?
+			   tep.rib.vrf[p->vrf]->table : 0;
+		rt.type = TEP_FPM_RTN_UNICAST;
+		rt.nh_count = 1;
+		rt.nh[0].gw_family = fam == 4 ? AF_INET : AF_INET6;
+		memcpy(rt.nh[0].gw, p->vtep, 16);
+		rt.nh[0].encap_type = TEP_FPM_ENCAP_VXLAN;
+		rt.nh[0].vni = p->vni;
+		pending_drop(p);
+		if (tep.rib.vrf[p->vrf] == NULL)
+			continue;
+		/* installed with the generation it came with */
+		fpm.gen = p->gen;
+		route_add(&rt);
+		fpm.gen = gen;
+	}
+}
+
+static void
+mac_add(const struct tep_fpm_mac *m)
+{
+	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	struct rmac *r;
+
+	fpm.c.macs_added++;
+	if (m->vtep_family == 0)
+		return;		/* no VTEP: not a router MAC */
+	r = rmac_find(fam, m->vtep);
+	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
+		if (!ev.rmac[i].used)
+			r = &ev.rmac[i];
+	if (r == NULL)
+		return;
+	r->used = true;
+	r->fam = (uint8_t)fam;
+	memcpy(r->vtep, m->vtep, 16);
+	memcpy(&r->mac, m->mac, 6);
+	pending_release(fam, m->vtep);
+}
+
+static void
+mac_del(const struct tep_fpm_mac *m)
+{
+	struct rmac *r;
+
+	fpm.c.macs_deleted++;
+	if (m->vtep_family == 0)
+		return;
+	/* Tunnels made with it keep it (see vtep_mac) */
+	r = rmac_find(m->vtep_family == AF_INET ? 4 : 6, m->vtep);
+	if (r != NULL)
+		r->used = false;
+}
+
+int
+tep_fpm_evpn_local(const char *ip, char *err, size_t errlen)
+{
+	struct tep_addr a = { 0 };
+
+	if (inet_pton(AF_INET, ip, a.a) == 1)
+		a.family = 4;
+	else if (inet_pton(AF_INET6, ip, a.a) == 1)
+		a.family = 6;
+	else {
+		snprintf(err, errlen, "bad address \"%s\"", ip);
+		return EINVAL;
+	}
+	/* Existing tunnels keep their address: only new ones use it. */
+	ev.local = a;
+	return 0;
+}
+
+int
+tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; vni != 0 && i < TEP_VRF_MAX; i++) {
+		if (i != vrf && l3vni_of((uint16_t)i) == vni) {
+			snprintf(err, errlen, "vni %u is vrf \"%s\"'s", vni,
+				 tep.rib.vrf[i]->name);
+			return EEXIST;
+		}
+	}
+	ev.l3vni[vrf] = vni;
+	snprintf(ev.l3vni_vrf[vrf], sizeof(ev.l3vni_vrf[vrf]), "%s",
+		 tep.rib.vrf[vrf]->name);
+	return 0;
+}
+
+void
+tep_fpm_evpn_show(struct tep_out *o)
+{
+	char a[INET6_ADDRSTRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
+	unsigned int i;
+
+	if (ev.local.family != 0)
+		tep_out_str(o, "local", "local %s", inet_ntop(
+			    ev.local.family == 4 ? AF_INET : AF_INET6,
+			    ev.local.a, a, sizeof(a)));
+	else
+		tep_out_str(o, "local", "local %s", "auto");
+	tep_out_newline(o);
+	tep_out_open_array(o, "l3vnis");
+	for (i = 0; i < TEP_VRF_MAX; i++) {
+		if (l3vni_of((uint16_t)i) == 0)
+			continue;
+		tep_out_open_object(o, NULL);
+		tep_out_str(o, "vrf", "vrf %s", tep.rib.vrf[i]->name);
+		tep_out_u64(o, "vni", " vni %" PRIu64, ev.l3vni[i]);
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	tep_out_open_array(o, "router_macs");
+	for (i = 0; i < FPM_RMAC_MAX; i++) {
+		const struct rmac *r = &ev.rmac[i];
+
+		if (!r->used)
+			continue;
+		rte_ether_format_addr(m, sizeof(m), &r->mac);
+		tep_out_open_object(o, NULL);
+		tep_out_str(o, "vtep", "vtep %s", inet_ntop(
+			    r->fam == 4 ? AF_INET : AF_INET6, r->vtep, a,
+			    sizeof(a)));
+		tep_out_str(o, "mac", " rmac %s", m);
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	tep_out_open_array(o, "tunnels");
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		if (!ev.tun[i] || tep.tunnel[i] == NULL)
+			continue;
+		tep_out_open_object(o, NULL);
+		tep_out_str(o, "name", "tunnel %s", tep.tunnel[i]->name);
+		tep_out_u64(o, "routes", " routes %" PRIu64,
+			    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, i));
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	tep_out_u64(o, "pending", "pending routes %" PRIu64, ev.npending);
+	tep_out_newline(o);
+}
+
 static void
 route_add(const struct tep_fpm_route *rt)
 {
 	struct tep_nh nh = { 0 };
 	int vrf = vrf_of_table(rt->table), family = family_of(rt->family);
 	const struct tep_nh *cur;
+	struct tep_nh was = { 0 };
 	uint64_t *skip = NULL;
+	uint32_t vni;
 	char e[256];
 
 	if (vrf < 0) {
@@ -238,11 +732,18 @@ route_add(const struct tep_fpm_route *rt)
 		/* tepd's next hop is single: the first of a multipath */
 		if (rt->nh_count > 1)
 			fpm.c.ecmp_truncated++;
-		skip = unicast_nh(rt, (uint16_t)vrf, &nh);
+		if (evpn_vni(rt, (uint16_t)vrf, &vni))
+			skip = evpn_nh(rt, (uint16_t)vrf, vni, &nh);
+		else
+			skip = unicast_nh(rt, (uint16_t)vrf, &nh);
 		break;
 	}
+	if (skip != &pend_ctr)
+		pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
+					  rt->plen));
 	if (skip != NULL) {
-		(*skip)++;
+		if (skip != &pend_ctr)
+			(*skip)++;
 		/* zebra replaced the route by one tepd cannot follow: the
 		 * old next hop is no longer where zebra routes */
 		del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen);
@@ -255,15 +756,23 @@ route_add(const struct tep_fpm_route *rt)
 		fpm.c.routes_static_kept++;
 		return;
 	}
+	if (cur != NULL)
+		was = *cur;
 	if (tep_route_replace(&tep.rib, (uint16_t)vrf, family, rt->prefix,
 			      rt->plen, &nh, e, sizeof(e)) != 0) {
 		if (fpm.c.routes_failed++ == 0)
 			fprintf(stderr, "tepd: fpm: route not installed: %s "
 				"(counted in fpm_routes_failed; logged once)\n",
 				e);
+		if (nh.type == TEP_NHT_TUNNEL)
+			tunnel_gc(nh.tunnel);
 		return;
 	}
 	fpm.c.routes_added++;
+	if (nh.type == TEP_NHT_TUNNEL)
+		fpm.c.evpn_routes++;
+	if (cur != NULL && (was.type != nh.type || was.tunnel != nh.tunnel))
+		nh_released(&was);
 	if (vrf == TEP_VRF_DEFAULT)
 		tep_underlay_changed();
 }
@@ -278,6 +787,8 @@ route_del(const struct tep_fpm_route *rt)
 		fpm.c.routes_no_vrf++;
 		return;
 	}
+	pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
+				  rt->plen));
 	nh = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
 			     rt->plen);
 	if (nh == NULL)
@@ -293,6 +804,7 @@ route_del(const struct tep_fpm_route *rt)
 struct stale {
 	uint8_t a[16];
 	uint8_t depth;
+	uint32_t tunnel;	/* its tunnel, or TEP_NO_TUNNEL */
 };
 
 struct sweep_ctx {
@@ -323,6 +835,8 @@ collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	}
 	memcpy(s->v[s->n].a, pfx, family == 4 ? 4 : 16);
 	s->v[s->n].depth = depth;
+	s->v[s->n].tunnel = nh->type == TEP_NHT_TUNNEL ? nh->tunnel :
+			    TEP_NO_TUNNEL;
 	s->n++;
 }
 
@@ -347,9 +861,16 @@ sweep(bool all)
 						       fam, s.v[i].a,
 						       s.v[i].depth, NULL,
 						       0) == 0;
+			for (i = 0; i < s.n; i++)
+				if (s.v[i].tunnel != TEP_NO_TUNNEL)
+					tunnel_gc(s.v[i].tunnel);
 		}
 	}
 	free(s.v);
+	/* Routes still waiting for a router MAC age the same way */
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++)
+		if (ev.pending[i].used && (all || ev.pending[i].gen != fpm.gen))
+			pending_drop(&ev.pending[i]);
 	if (s.oom)
 		fprintf(stderr, "tepd: fpm: sweep: out of memory, some stale "
 			"routes stay until the next sweep\n");
@@ -393,10 +914,10 @@ apply(const struct tep_fpm_msg *m)
 		route_del(&m->route);
 		break;
 	case TEP_FPM_MAC_ADD:
-		fpm.c.macs_added++;
+		mac_add(&m->mac);
 		break;
 	case TEP_FPM_MAC_DEL:
-		fpm.c.macs_deleted++;
+		mac_del(&m->mac);
 		break;
 	default:
 		fpm.c.ignored++;

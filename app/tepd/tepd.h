@@ -394,6 +394,10 @@ int tep_tunnel_find(const char *name);
 /* cmds.c */
 struct tep_ctl_table;
 struct tep_ctl_table *tep_cmds_table(void);
+/* `tunnel add ARGS` / `tunnel del NAME` for fpm.c: 0 or an errno, with
+ * the message in e */
+int tep_tunnel_add_args(int argc, char **argv, char *e, size_t elen);
+int tep_tunnel_del_name(const char *name, char *e, size_t elen);
 
 /* stats.c */
 /* gso.c: segment a TCP super-packet into out[] (fresh mbufs from mp, each
@@ -427,6 +431,10 @@ void tep_fpm_show(struct tep_out *o);
 void tep_fpm_stats(struct tep_out *o);
 int tep_fpm_set(const char *key, const char *value, char *err,
 		size_t errlen);
+/* EVPN: evpn local IP, evpn vrf NAME vni N, evpn show */
+int tep_fpm_evpn_local(const char *ip, char *err, size_t errlen);
+int tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen);
+void tep_fpm_evpn_show(struct tep_out *o);
 
 /* stats.c. Since start, monotonic (/metrics, telemetry): */
 void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);

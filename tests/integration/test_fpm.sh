@@ -10,12 +10,16 @@
 # nothing; traffic follows a route that came from FPM.
 #
 #   ten (192.0.2.10, lo 203.0.113.5) -- [tepd access, vrf red, table 10]
-#                                        [tepd underlay] -- peer (vx0)
+#                                        [tepd underlay] -- peer (vx0 vni 42,
+#                                                                 vx100 vni 100)
+# EVPN: routes with an on-link VTEP gateway in vrf red (L3VNI 100, as
+# zebra 8.4.4 sends them: no VNI) or with a VXLAN encap go into automatic
+# tunnels, held until the VTEP's router MAC arrives.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SITE_RED_TABLE=10 SITE_EXTRA_CONF="vrf add blue table 20" \
-	TEPD_ARGS="-P 2620" vxlan_site_setup af_packet 4
+SITE_RED_TABLE=10 SITE_EXTRA_CONF="vrf add blue table 20
+	evpn vrf red vni 100" TEPD_ARGS="-P 2620" vxlan_site_setup af_packet 4
 LOG=$WORK/tepd-tepd.sock.log
 FEED="ip netns exec $DP $PY $HERE/fpm_feed.py"
 
@@ -151,7 +155,63 @@ for kind in short:"frame length below minimum" \
 done
 expect "drops counted" "$(cnt conn_dropped)" 7
 
-# 5. zebra gone for good: after the hold time every FPM route goes, and
+# 5. EVPN. Routes before their VTEP's router MAC are held; the MAC
+# releases them into an automatic tunnel; deletes release the tunnel.
+ip -n "$PEER" link add vx100 type vxlan id 100 remote 198.51.100.1 \
+	local 198.51.100.2 dstport 4789 udpcsum
+ip -n "$PEER" link set vx100 address 02:00:00:00:01:00 up
+ip -n "$PEER" addr add 198.18.100.2/24 dev vx100
+ip -n "$PEER" route add 203.0.113.5/32 via 198.18.100.1 dev vx100
+TUN=evpn-red-198.51.100.2-100
+$FEED evpn 198.18.100.0/24 198.51.100.2 table 10 \; \
+	evpn 2001:db8:100::/48 198.51.100.2 table 10
+sleep 0.3
+expect "evpn routes held without a router MAC" \
+	"$(has red 198.18.100.0/24) $(cnt evpn_pending) $($CTL -j evpn show | jget pending)" "none 2 2"
+$FEED mac 02:00:00:00:01:00 198.51.100.2
+wait_for red 198.18.100.0/24 fpm
+expect "router MAC releases them" \
+	"$(has red 198.18.100.0/24) $(has red 2001:db8:100::/48) $($CTL -j evpn show | jget pending)" "fpm fpm 0"
+if $CTL -j tunnel show "$TUN" >"$WORK/tun" 2>&1 &&
+   grep -q '02:00:00:00:01:00' "$WORK/tun" && grep -q '"vni": *100' "$WORK/tun" &&
+   $CTL route show vrf red | grep -q "^198.18.100.0/24 tunnel $TUN proto fpm"; then
+	ok "tunnel $TUN made, inner-dmac the router MAC, route into it"
+else
+	fail "evpn tunnel: $(cat "$WORK/tun")"; $CTL route show vrf red
+fi
+if ip netns exec "$TEN" ping -c 3 -i 0.2 -W 2 -I 203.0.113.5 198.18.100.2 >"$WORK/ping5" 2>&1 ||
+   ip netns exec "$TEN" ping -c 3 -i 0.2 -W 2 -I 203.0.113.5 198.18.100.2 >"$WORK/ping5" 2>&1; then
+	ok "ping through the EVPN tunnel (kernel vxlan vni 100)"
+else
+	fail "ping through the EVPN tunnel"; cat "$WORK/ping5"
+fi
+# a route with a VXLAN encap names its VNI itself
+$FEED add 198.18.101.0/24 via 198.51.100.2 vni 101 table 10
+wait_for red 198.18.101.0/24 fpm
+$CTL route show vrf red | grep -q "^198.18.101.0/24 tunnel evpn-red-198.51.100.2-101 proto fpm" &&
+	ok "route with VXLAN encap: tunnel per VNI" ||
+	{ fail "encap route"; $CTL route show vrf red; }
+# the MAC withdrawn while routes use it: they stay (zebra 8.4.4 did that)
+$FEED macdel 02:00:00:00:01:00 198.51.100.2 \; \
+	del 198.18.100.0/24 table 10
+sleep 0.3
+expect "tunnel stays while a route uses it" \
+	"$(has red 198.18.100.0/24) $(has red 2001:db8:100::/48) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo yes)" "none fpm yes"
+$FEED del 2001:db8:100::/48 table 10 \; del 198.18.101.0/24 table 10
+sleep 0.3
+if ! $CTL tunnel show "$TUN" >/dev/null 2>&1 &&
+   ! $CTL tunnel show evpn-red-198.51.100.2-101 >/dev/null 2>&1; then
+	ok "tunnels deleted with their last route"
+else
+	fail "evpn tunnels left: $($CTL tunnel show)"
+fi
+expect "evpn counters" "$(cnt evpn_tunnels_created) $(cnt evpn_tunnels_deleted)" "2 2"
+# the MAC is known again, from a tunnel-less state: a route re-made
+$FEED mac 02:00:00:00:01:00 198.51.100.2 \; evpn 198.18.102.0/24 198.51.100.2 table 10
+wait_for red 198.18.102.0/24 fpm
+expect "evpn route after the MAC" "$(has red 198.18.102.0/24)" fpm
+
+# 6. zebra gone for good: after the hold time every FPM route goes, and
 # configured ones stay
 $CTL fpm set hold 1
 $FEED add 198.18.12.0/24 via 198.51.100.2
@@ -164,13 +224,23 @@ expect "removed after the hold time" \
 	"none none none"
 expect "static routes survive the hold timeout" \
 	"$(has default 198.18.99.0/24) $(has default 198.18.98.0/24)" "static static"
+expect "evpn route and tunnel gone after the hold time" \
+	"$(has red 198.18.102.0/24) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo left)" "none "
 
-# 6. bad settings are refused and change nothing
+# 7. bad settings are refused and change nothing
 if ! $CTL fpm set quiet 0 2>/dev/null && ! $CTL fpm set hold x 2>/dev/null &&
    $CTL -j fpm show | grep -q '"quiet_ms": *1000'; then
 	ok "fpm set refuses bad values"
 else
 	fail "fpm set accepted a bad value"
+fi
+if ! $CTL evpn vrf red vni 16777216 2>/dev/null &&
+   ! $CTL evpn vrf blue vni 100 2>/dev/null && ! $CTL evpn local x 2>/dev/null &&
+   ! $CTL evpn vrf nosuch vni 5 2>/dev/null &&
+   [ "$($CTL -j evpn show | jget l3vnis.0.vni)" = 100 ]; then
+	ok "evpn commands refuse bad values"
+else
+	fail "evpn command accepted a bad value"
 fi
 $CTL fpm show >"$WORK/show" && grep -q "listening on 2620" "$WORK/show" &&
 	ok "fpm show" || { fail "fpm show"; cat "$WORK/show"; }
