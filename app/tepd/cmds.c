@@ -1823,8 +1823,9 @@ static const struct tep_ctl_cmd cmds[] = {
 	{ "fpm set", "quiet SECONDS | hold SECONDS", "replay complete after "
 	  "QUIET s without a frame (default 2); routes of a vanished zebra "
 	  "kept HOLD s (default 60)", 2, 2, 0, cmd_fpm_set },
-	{ "evpn local", "IP", "the local VTEP address of EVPN tunnels "
-	  "(default: the first address of an underlay port)", 1, 1, 0,
+	{ "evpn local", "IP|auto", "the local VTEP address of new EVPN "
+	  "tunnels (auto, the default: the first address of the family on "
+	  "an underlay port)", 1, 1, 0,
 	  cmd_evpn_local },
 	{ "evpn vrf", "NAME vni N", "the VRF's L3VNI, for EVPN routes from "
 	  "FPM that carry none (0: none)", 3, 3, 0, cmd_evpn_vrf },

@@ -616,12 +616,14 @@ tep_fpm_evpn_local(const char *ip, char *err, size_t errlen)
 {
 	struct tep_addr a = { 0 };
 
-	if (inet_pton(AF_INET, ip, a.a) == 1)
+	if (strcmp(ip, "auto") == 0)
+		a.family = 0;
+	else if (inet_pton(AF_INET, ip, a.a) == 1)
 		a.family = 4;
 	else if (inet_pton(AF_INET6, ip, a.a) == 1)
 		a.family = 6;
 	else {
-		snprintf(err, errlen, "bad address \"%s\"", ip);
+		snprintf(err, errlen, "bad address \"%s\" (IP or auto)", ip);
 		return EINVAL;
 	}
 	/* Existing tunnels keep their address: only new ones use it. */
