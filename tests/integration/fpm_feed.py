@@ -22,6 +22,7 @@ several words up to the next ';'):
       version
                                      one malformed frame
   partial                            half a frame, then the end of stream
+--stamp FILE: the time sending began (benchmarks).
 --linger S: stay connected S seconds after the last frame (a replay that
 tepd should see complete). --expect-close S: wait up to S seconds for tepd
 to close the connection; exit 0 if it did, 3 if not.
@@ -194,6 +195,8 @@ def main():
     ap.add_argument("--port", type=int, default=2620)
     ap.add_argument("--linger", type=float, default=0)
     ap.add_argument("--expect-close", type=float, default=0)
+    ap.add_argument("--stamp", help="write the time (epoch s) sending "
+                    "began to this file")
     ap.add_argument("cmds", nargs="*")
     a = ap.parse_args()
     words = " ".join(a.cmds).split()
@@ -211,8 +214,12 @@ def main():
     for c in cmds:
         frames += cmd_frames(c)
     s = socket.create_connection((a.addr, a.port), timeout=10)
+    data = b"".join(frames)
+    if a.stamp:
+        with open(a.stamp, "w") as f:
+            f.write("%.6f\n" % time.time())
     t0 = time.monotonic()
-    s.sendall(b"".join(frames))
+    s.sendall(data)
     print("sent %d frame(s) in %.3f s" % (len(frames), time.monotonic() - t0),
           file=sys.stderr)
     rc = 0
