@@ -1079,6 +1079,8 @@ cmd_tunnel_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (t->dport != 0 && !port_used)
 		tep.udp_tun_type[t->dport] = 0xff;
 	tep_underlay_changed();
+	/* an EVPN tunnel deleted by hand: fpm.c forgets it was its own */
+	tep_fpm_tunnel_gone((uint32_t)id);
 	pthread_mutex_lock(&tep.tunnel_free_lock);
 	rte_free(t);
 	pthread_mutex_unlock(&tep.tunnel_free_lock);

@@ -385,10 +385,8 @@ tunnel_gc(uint32_t id)
 	    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id) != 0)
 		return;
 	snprintf(name, sizeof(name), "%s", tep.tunnel[id]->name);
-	if (tep_tunnel_del_name(name, e, sizeof(e)) == 0) {
-		ev.tun[id] = false;
+	if (tep_tunnel_del_name(name, e, sizeof(e)) == 0)
 		fpm.c.evpn_tunnels_deleted++;
-	}
 }
 
 /* After a route's next hop went or changed: its tunnel may be unused. */
@@ -609,6 +607,13 @@ mac_del(const struct tep_fpm_mac *m)
 	r = rmac_find(m->vtep_family == AF_INET ? 4 : 6, m->vtep);
 	if (r != NULL)
 		r->used = false;
+}
+
+void
+tep_fpm_tunnel_gone(uint32_t id)
+{
+	if (id < TEP_TUNNELS_MAX)
+		ev.tun[id] = false;
 }
 
 int

@@ -435,6 +435,8 @@ int tep_fpm_set(const char *key, const char *value, char *err,
 int tep_fpm_evpn_local(const char *ip, char *err, size_t errlen);
 int tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen);
 void tep_fpm_evpn_show(struct tep_out *o);
+/* A tunnel was deleted (its id may be reused by any tunnel). */
+void tep_fpm_tunnel_gone(uint32_t id);
 
 /* stats.c. Since start, monotonic (/metrics, telemetry): */
 void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);
