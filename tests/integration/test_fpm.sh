@@ -245,4 +245,18 @@ fi
 $CTL fpm show >"$WORK/show" && grep -q "listening on 2620" "$WORK/show" &&
 	ok "fpm show" || { fail "fpm show"; cat "$WORK/show"; }
 
+# 8. a bad -P stops tepd at start, saying why
+: >"$WORK/empty.conf"
+for arg in "nonsense:expected [ADDR:]PORT" "2620:cannot listen (Address already in use)"; do
+	p=${arg%%:*} want=${arg#*:} rc=0
+	timeout 20 ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
+		--file-prefix "tep${TAG}p$p" --vdev=net_null0 -- -s "$WORK/p.sock" \
+		-f "$WORK/empty.conf" -P "$p" >"$WORK/p.log" 2>&1 || rc=$?
+	if [ "$rc" = 1 ] && grep -qF "tepd: -P $p: $want" "$WORK/p.log"; then
+		ok "tepd -P $p refused: $(grep -F 'tepd: -P' "$WORK/p.log")"
+	else
+		fail "tepd -P $p: exit $rc: $(tail -n 2 "$WORK/p.log")"
+	fi
+done
+
 finish
