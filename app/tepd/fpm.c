@@ -726,6 +726,17 @@ route_add(const struct tep_fpm_route *rt)
 		log_no_vrf(rt->table);
 		return;
 	}
+	/* A configured route wins over zebra's: FPM never touches it.
+	 * Checked first, so that no tunnel is made or route held for it. */
+	cur = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+			      rt->plen);
+	if (cur != NULL && !is_fpm(cur)) {
+		fpm.c.routes_static_kept++;
+		return;
+	}
+	/* a copy: the next-hop slot may be reused once the route leaves it */
+	if (cur != NULL)
+		was = *cur;
 	nh.proto = TEP_PROTO_FPM;
 	nh.gen = fpm.gen;
 	switch (rt->type) {
@@ -756,15 +767,6 @@ route_add(const struct tep_fpm_route *rt)
 		del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen);
 		return;
 	}
-	/* A configured route wins over zebra's: FPM never touches it */
-	cur = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
-			      rt->plen);
-	if (cur != NULL && !is_fpm(cur)) {
-		fpm.c.routes_static_kept++;
-		return;
-	}
-	if (cur != NULL)
-		was = *cur;
 	if (tep_route_replace(&tep.rib, (uint16_t)vrf, family, rt->prefix,
 			      rt->plen, &nh, e, sizeof(e)) != 0) {
 		if (fpm.c.routes_failed++ == 0)

@@ -206,6 +206,13 @@ else
 	fail "evpn tunnels left: $($CTL tunnel show)"
 fi
 expect "evpn counters" "$(cnt evpn_tunnels_created) $(cnt evpn_tunnels_deleted)" "2 2"
+# over a configured route: not applied, and no tunnel made for it
+$CTL route add 198.18.103.0/24 vrf red blackhole
+$FEED mac 02:00:00:00:01:00 198.51.100.2 \; evpn 198.18.103.0/24 198.51.100.2 table 10
+sleep 0.3
+expect "evpn route over a configured one: not applied, no tunnel made" \
+	"$(has red 198.18.103.0/24) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo made)" "static "
+$CTL route del 198.18.103.0/24 vrf red
 # the MAC is known again, from a tunnel-less state: a route re-made
 $FEED mac 02:00:00:00:01:00 198.51.100.2 \; evpn 198.18.102.0/24 198.51.100.2 table 10
 wait_for red 198.18.102.0/24 fpm
