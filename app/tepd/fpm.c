@@ -1158,6 +1158,24 @@ err_key(int e, char *key, size_t len)
 }
 
 void
+tep_fpm_each_counter(tep_fpm_counter_cb cb, void *arg)
+{
+	int e;
+
+#define FPM_X(n) cb(arg, #n, false, fpm.c.n);
+	FPM_COUNTERS(FPM_X)
+#undef FPM_X
+	for (e = 1; e < TEP_FPM_E_MAX; e++)
+		cb(arg, tep_fpm_err_str(e), true, fpm.c.err[e]);
+}
+
+bool
+tep_fpm_connected(void)
+{
+	return fpm.cfd >= 0;
+}
+
+void
 tep_fpm_stats(struct tep_out *o)
 {
 	char key[64], fmt[80];

@@ -435,6 +435,12 @@ int tep_fpm_set(const char *key, const char *value, char *err,
 int tep_fpm_evpn_local(const char *ip, char *err, size_t errlen);
 int tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen);
 void tep_fpm_evpn_show(struct tep_out *o);
+/* /metrics: every counter (parse errors by their tep_fpm_err_str name,
+ * err set), and whether zebra is connected. */
+typedef void (*tep_fpm_counter_cb)(void *arg, const char *name, bool err,
+				   uint64_t value);
+void tep_fpm_each_counter(tep_fpm_counter_cb cb, void *arg);
+bool tep_fpm_connected(void);
 /* A tunnel was deleted (its id may be reused by any tunnel). */
 void tep_fpm_tunnel_gone(uint32_t id);
 

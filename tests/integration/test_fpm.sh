@@ -19,7 +19,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 SITE_RED_TABLE=10 SITE_EXTRA_CONF="vrf add blue table 20
-	evpn vrf red vni 100" TEPD_ARGS="-P 2620" vxlan_site_setup af_packet 4
+	evpn vrf red vni 100" TEPD_ARGS="-P 2620 -M 127.0.0.1:9108" \
+	vxlan_site_setup af_packet 4
 LOG=$WORK/tepd-tepd.sock.log
 FEED="ip netns exec $DP $PY $HERE/fpm_feed.py"
 
@@ -252,7 +253,21 @@ fi
 $CTL fpm show >"$WORK/show" && grep -q "listening on 2620" "$WORK/show" &&
 	ok "fpm show" || { fail "fpm show"; cat "$WORK/show"; }
 
-# 8. a bad -P stops tepd at start, saying why
+# 8. /metrics has the FPM counters, and the page is valid
+ip netns exec "$DP" $PY -c 'import urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:9108/metrics").read().decode())' \
+	>"$WORK/metrics.txt"
+if grep -qx 'tepd_fpm_parse_errors_total{error="bad version"} 1' "$WORK/metrics.txt" &&
+   grep -qx 'tepd_fpm_events_total{event="conn_dropped"} 7' "$WORK/metrics.txt" &&
+   grep -qx 'tepd_fpm_connected 0' "$WORK/metrics.txt" &&
+   { ! command -v promtool >/dev/null ||
+     promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool" 2>&1; }; then
+	ok "/metrics: tepd_fpm_events_total, tepd_fpm_parse_errors_total, tepd_fpm_connected"
+else
+	fail "/metrics fpm: $(grep fpm "$WORK/metrics.txt" | head -5) $(cat "$WORK/promtool" 2>/dev/null)"
+fi
+
+# 9. a bad -P stops tepd at start, saying why
 : >"$WORK/empty.conf"
 for arg in "nonsense:expected [ADDR:]PORT" "2620:cannot listen (Address already in use)"; do
 	p=${arg%%:*} want=${arg#*:} rc=0
