@@ -53,43 +53,30 @@
 #include "tep_fpm.h"
 #include "tepd.h"
 
-#define FPM_BUF		(2 * TEP_FPM_MAX_FRAME)	/* a whole frame always fits */
-#define FPM_READS_PER_POLL 8	/* then let the control socket have a turn */
-#define FPM_QUIET_MS	2000	/* replay complete after this much silence */
-#define FPM_HOLD_MS	60000	/* routes of a vanished zebra kept this long */
+/* a whole frame always fits behind a partial one */
+#define FPM_BUF		(2 * TEP_FPM_MAX_FRAME)
+/* reads per loop turn, then the control socket has its turn */
+#define FPM_READS_PER_POLL 8
+#define FPM_QUIET_MS	2000	/* replay complete after this silence */
+#define FPM_HOLD_MS	60000	/* zebra gone: routes kept so long */
 #define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
 
-/* Counters, named as tepctl stats shows them ("fpm_" + name). */
+/*
+ * Counters, named as tepctl stats shows them ("fpm_" + name); what each
+ * counts is in docs/evpn.md's table, and at the place it is bumped.
+ */
 #define FPM_COUNTERS(X)							\
-	X(connects)		/* connections accepted */		\
-	X(disconnects)		/* closed by zebra or by a read error */	\
-	X(conn_replaced)	/* dropped for a newer connection */	\
-	X(conn_dropped)		/* dropped for a frame that did not parse */ \
-	X(frames)		/* frames decoded */			\
-	X(bytes)		/* bytes read */			\
-	X(ignored)		/* well formed, of no use (lib/fpm) */	\
-	X(routes_added)		/* installed or replaced */		\
-	X(routes_deleted)	/* removed by an FPM delete */		\
-	X(route_del_unknown)	/* delete of a prefix with no route */	\
-	X(route_del_not_fpm)	/* delete left alone: a static route */	\
-	X(routes_static_kept)	/* add left alone: a static route */	\
-	X(routes_no_vrf)	/* for a table no VRF has */		\
-	X(routes_no_gateway)	/* unicast without gateway (on-link) */	\
-	X(routes_unresolved)	/* gateway on no connected network */	\
-	X(routes_encap)		/* with an encap tepd does not map */	\
-	X(routes_failed)	/* refused by the FIB (full, ...) */	\
-	X(ecmp_truncated)	/* multipath: only the first next hop kept */ \
-	X(sweeps)		/* stale sweeps run */			\
-	X(routes_swept)		/* stale routes removed by them */	\
-	X(macs_added)		/* router MACs (RTM_NEWNEIGH) */	\
-	X(macs_deleted)							\
-	X(evpn_routes)		/* installed into an EVPN tunnel */	\
-	X(evpn_pending)		/* held: no router MAC for the VTEP yet */ \
-	X(evpn_pending_full)	/* ... and not held: too many waiting */ \
-	X(evpn_tunnels_created)						\
-	X(evpn_tunnels_deleted)	/* with their last route */		\
-	X(evpn_tunnel_failed)	/* tunnel add refused (logged) */	\
-	X(evpn_no_local)	/* no local VTEP address of that family */
+	X(connects) X(disconnects) X(conn_replaced) X(conn_dropped)	\
+	X(frames) X(bytes) X(ignored)					\
+	X(routes_added) X(routes_deleted)				\
+	X(route_del_unknown) X(route_del_not_fpm) X(routes_static_kept)	\
+	X(routes_no_vrf) X(routes_no_gateway) X(routes_unresolved)	\
+	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
+	X(sweeps) X(routes_swept)					\
+	X(macs_added) X(macs_deleted)					\
+	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
+	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
+	X(evpn_tunnel_failed) X(evpn_no_local)
 
 struct fpm_counters {
 #define FPM_X(n) uint64_t n;
@@ -107,7 +94,7 @@ static struct {
 	uint8_t *buf;
 	size_t blen;
 	uint64_t frame_no;	/* frames on this connection, from 1 */
-	uint32_t gen;		/* bumped per connection; 0 is never used */
+	uint32_t gen;		/* bumped per connection; never 0 */
 	bool sweep_due;		/* a replay is under way */
 	bool hold_due;		/* zebra is gone, its routes are held */
 	uint64_t last_tsc;	/* last frame, or the connect */
@@ -120,10 +107,10 @@ static struct {
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS };
 
-/* ---- EVPN state ----------------------------------------------------------- */
+/* ---- EVPN state --------------------------------------------------------- */
 
 #define FPM_RMAC_MAX	256	/* remote VTEPs with a router MAC */
-#define FPM_PENDING_MAX	4096	/* routes waiting for their router MAC */
+#define FPM_PENDING_MAX	4096	/* routes waiting for a router MAC */
 #define RTNH_F_ONLINK_	4	/* linux/rtnetlink.h */
 
 struct rmac {
@@ -154,7 +141,7 @@ static struct {
 	struct pending pending[FPM_PENDING_MAX];
 	unsigned int npending;
 	bool tun[TEP_TUNNELS_MAX];	/* tunnels made here */
-	uint32_t seq;			/* names when the long one is too long */
+	uint32_t seq;		/* names when the long one is too long */
 } ev;
 
 bool
@@ -263,7 +250,7 @@ unicast_nh(const struct tep_fpm_route *rt, uint16_t vrf, struct tep_nh *nh)
 	return NULL;
 }
 
-/* ---- EVPN: routes into VXLAN tunnels -------------------------------------- */
+/* ---- EVPN: routes into VXLAN tunnels ------------------------------------ */
 
 static uint32_t
 l3vni_of(uint16_t vrf)
