@@ -235,7 +235,39 @@ expect "static routes survive the hold timeout" \
 expect "evpn route and tunnel gone after the hold time" \
 	"$(has red 198.18.102.0/24) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo left)" "none "
 
-# 7. bad settings are refused and change nothing
+# 7. frames a real zebra 8.4.4 sent (tests/golden/fpm): EVPN type-5
+# routes of VRF red came with table 254 (netns VRF backend), so here they
+# land in the default VRF, given L3VNI 100 there (taken from red: one
+# VRF per VNI)
+G=$HERE/../golden/fpm
+$CTL fpm set hold 600
+$CTL evpn vrf red vni 0
+$CTL evpn vrf default vni 100
+GT=evpn-default-192.0.2.2-100
+$FEED hex "$G/connected.hex" \; hex "$G/static4.hex" \; hex "$G/blackhole.hex" \; \
+	hex "$G/evpn4.hex" \; hex "$G/evpn6.hex"
+wait_for default 2001:db8:500::/48 fpm
+got="$(has default 198.51.100.128/25) $(has default 198.51.100.192/26) $(has default 2001:db8:300::/48) $(has default 203.0.113.0/24)"
+if [ "$got" = "fpm fpm fpm fpm" ] &&
+   $CTL route show | grep -q "^203.0.113.0/24 tunnel $GT proto fpm" &&
+   $CTL route show | grep -q "^2001:db8:500::/48 tunnel $GT proto fpm" &&
+   $CTL -j tunnel show "$GT" | grep -q '02:00:00:00:02:02'; then
+	ok "zebra's frames: blackhole/reject routes, EVPN v4 and v6 into $GT with r2's router MAC"
+else
+	fail "zebra's frames: $got"; $CTL route show
+fi
+$FEED hex "$G/evpndel4.hex"
+sleep 0.3
+expect "zebra's EVPN v4 withdrawal (with its router MAC): v6 route and tunnel stay" \
+	"$(has default 203.0.113.0/24) $(has default 2001:db8:500::/48) $($CTL tunnel show "$GT" >/dev/null 2>&1 && echo yes)" "none fpm yes"
+$FEED hex "$G/evpndel6.hex"
+sleep 0.3
+expect "zebra's EVPN v6 withdrawal: route and tunnel gone" \
+	"$(has default 2001:db8:500::/48) $($CTL tunnel show "$GT" >/dev/null 2>&1 && echo left)" "none "
+$CTL evpn vrf default vni 0
+$CTL evpn vrf red vni 100
+
+# 8. bad settings are refused and change nothing
 if ! $CTL fpm set quiet 0 2>/dev/null && ! $CTL fpm set hold x 2>/dev/null &&
    $CTL -j fpm show | grep -q '"quiet_ms": *1000'; then
 	ok "fpm set refuses bad values"
@@ -253,7 +285,7 @@ fi
 $CTL fpm show >"$WORK/show" && grep -q "listening on 2620" "$WORK/show" &&
 	ok "fpm show" || { fail "fpm show"; cat "$WORK/show"; }
 
-# 8. /metrics has the FPM counters, and the page is valid
+# 9. /metrics has the FPM counters, and the page is valid
 ip netns exec "$DP" $PY -c 'import urllib.request
 print(urllib.request.urlopen("http://127.0.0.1:9108/metrics").read().decode())' \
 	>"$WORK/metrics.txt"
@@ -267,7 +299,7 @@ else
 	fail "/metrics fpm: $(grep fpm "$WORK/metrics.txt" | head -5) $(cat "$WORK/promtool" 2>/dev/null)"
 fi
 
-# 9. a bad -P stops tepd at start, saying why
+# 10. a bad -P stops tepd at start, saying why
 : >"$WORK/empty.conf"
 for arg in "nonsense:expected [ADDR:]PORT" "2620:cannot listen (Address already in use)"; do
 	p=${arg%%:*} want=${arg#*:} rc=0
