@@ -32,6 +32,11 @@
  *   replace nor remove what the operator configured (tepctl route add on
  *   a prefix FPM holds is refused as for any existing route: route del
  *   first, and zebra's route is gone until zebra sends it again).
+ * - EVPN type-5 routes (a VXLAN encap, or on-link in a VRF with an L3VNI,
+ *   as zebra 8.4.4 sends them without VNI) go into a VXLAN tunnel per
+ *   (VRF, VTEP, VNI), made here on first use with the VTEP's router MAC
+ *   (RTM_NEWNEIGH) as inner destination, deleted with its last route.
+ *   A route whose VTEP has no router MAC yet waits for it.
  */
 
 #ifndef _GNU_SOURCE
