@@ -156,6 +156,22 @@ for kind in short:"frame length below minimum" \
 done
 expect "drops counted" "$(cnt conn_dropped)" 7
 
+# one client at a time: a new connection replaces the current one (both
+# close before the quiet period, so nothing is swept)
+$FEED --expect-close 3 add 198.18.10.0/24 via 198.51.100.2 2>/dev/null &
+fpid=$!
+sleep 0.3
+$FEED add 198.18.10.0/24 via 198.51.100.2
+rc=0
+wait $fpid || rc=$?
+if [ "$rc" = 0 ] && [ "$(cnt conn_replaced)" = 1 ] &&
+   grep -q "closed: replaced by a new connection" "$LOG" &&
+   [ "$(has default 198.18.10.0/24) $(has red 203.0.113.0/26)" = "fpm fpm" ]; then
+	ok "a second connection replaces the first (closed, counted, logged)"
+else
+	fail "replacement: first closed rc=$rc, replaced=$(cnt conn_replaced)"
+fi
+
 # 5. EVPN. Routes before their VTEP's router MAC are held; the MAC
 # releases them into an automatic tunnel; deletes release the tunnel.
 ip -n "$PEER" link add vx100 type vxlan id 100 remote 198.51.100.1 \
