@@ -1079,10 +1079,40 @@ cmd_tunnel_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (t->dport != 0 && !port_used)
 		tep.udp_tun_type[t->dport] = 0xff;
 	tep_underlay_changed();
+	/* an EVPN tunnel deleted by hand: fpm.c forgets it was its own */
+	tep_fpm_tunnel_gone((uint32_t)id);
 	pthread_mutex_lock(&tep.tunnel_free_lock);
 	rte_free(t);
 	pthread_mutex_unlock(&tep.tunnel_free_lock);
 	return 0;
+}
+
+/* The same two commands for fpm.c's EVPN tunnels: one set of checks. */
+int
+tep_tunnel_add_args(int argc, char **argv, char *e, size_t elen)
+{
+	struct tep_err err;
+	int ret;
+
+	tep_err_clear(&err);
+	ret = cmd_tunnel_add(NULL, argc, argv, NULL, &err);
+	if (ret != 0)
+		snprintf(e, elen, "%s", err.msg);
+	return ret;
+}
+
+int
+tep_tunnel_del_name(const char *name, char *e, size_t elen)
+{
+	struct tep_err err;
+	char *argv[1] = { (char *)(uintptr_t)name };
+	int ret;
+
+	tep_err_clear(&err);
+	ret = cmd_tunnel_del(NULL, 1, argv, NULL, &err);
+	if (ret != 0)
+		snprintf(e, elen, "%s", err.msg);
+	return ret;
 }
 
 static void
@@ -1284,6 +1314,12 @@ out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
 	default:
 		break;
 	}
+	/* text: only the unusual origin, so that tepctl's lines stay as they
+	 * were for configured routes; JSON: always */
+	if (nh->proto == TEP_PROTO_FPM)
+		tep_out_str(o, "proto", " proto %s", "fpm");
+	else
+		tep_out_str(o, "proto", NULL, "static");
 	(void)family;
 }
 
@@ -1539,6 +1575,8 @@ stats_write(struct tep_out *o, int argc, char **argv, struct tep_err *err)
 	tep_out_close_array(o);
 	if (tep.stats_cycles)
 		stats_stages(o);
+	if (tep_fpm_enabled())
+		tep_fpm_stats(o);
 	/* For leak checks: what is neither free in the pool nor cached. */
 	tep_out_open_object(o, "mempool");
 	tep_out_u64(o, "in_use", "mbufs in use %" PRIu64,
@@ -1599,6 +1637,82 @@ cmd_stats_watch(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		return ERR(EBUSY, "cannot start the stream");
 	/* The first snapshot now; then one per interval. */
 	return stats_write(o, 0, NULL, err);
+}
+
+/* ---- FPM (fpm.c) -------------------------------------------------------- */
+
+static int
+cmd_fpm_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	     struct tep_out *o, struct tep_err *err)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	tep_fpm_show(o);
+	return 0;
+}
+
+static int
+cmd_fpm_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	    struct tep_out *o, struct tep_err *err)
+{
+	char e[256];
+	int ret;
+
+	(void)ctx;
+	(void)argc;
+	(void)o;
+	ret = tep_fpm_set(argv[0], argv[1], e, sizeof(e));
+	return ret ? ERR(ret, "%s", e) : 0;
+}
+
+static int
+cmd_evpn_local(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	       struct tep_out *o, struct tep_err *err)
+{
+	char e[256];
+	int ret;
+
+	(void)ctx;
+	(void)argc;
+	(void)o;
+	ret = tep_fpm_evpn_local(argv[0], e, sizeof(e));
+	return ret ? ERR(ret, "%s", e) : 0;
+}
+
+static int
+cmd_evpn_vrf(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	     struct tep_out *o, struct tep_err *err)
+{
+	uint32_t vni;
+	char e[256];
+	int v, ret;
+
+	(void)ctx;
+	(void)argc;
+	(void)o;
+	v = vrf_arg(argv[0], err);
+	if (v < 0)
+		return ENOENT;
+	if (strcmp(argv[1], "vni") != 0 ||
+	    parse_u32(argv[2], 0xffffff, &vni) != 0)
+		return ERR(EINVAL, "evpn vrf NAME vni N, N 1-16777215 "
+			   "(0: none)");
+	ret = tep_fpm_evpn_vrf((uint16_t)v, vni, e, sizeof(e));
+	return ret ? ERR(ret, "%s", e) : 0;
+}
+
+static int
+cmd_evpn_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	      struct tep_out *o, struct tep_err *err)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	tep_fpm_evpn_show(o);
+	return 0;
 }
 
 static void
@@ -1706,6 +1820,19 @@ static const struct tep_ctl_cmd cmds[] = {
 	  0, cmd_stats_clear },
 	{ "stats watch", "[interval MS]", "a snapshot every interval until "
 	  "the client leaves", 0, 2, TEP_CTL_CMD_STREAM, cmd_stats_watch },
+	{ "fpm show", NULL, "the FPM server (tepd -P): connection, replay, "
+	  "counters", 0, 0, 0, cmd_fpm_show },
+	{ "fpm set", "quiet SECONDS | hold SECONDS", "replay complete after "
+	  "QUIET s without a frame (default 2); routes of a vanished zebra "
+	  "kept HOLD s (default 60)", 2, 2, 0, cmd_fpm_set },
+	{ "evpn local", "IP|auto", "the local VTEP address of new EVPN "
+	  "tunnels (auto, the default: the first address of the family on "
+	  "an underlay port)", 1, 1, 0,
+	  cmd_evpn_local },
+	{ "evpn vrf", "NAME vni N", "the VRF's L3VNI, for EVPN routes from "
+	  "FPM that carry none (0: none)", 3, 3, 0, cmd_evpn_vrf },
+	{ "evpn show", NULL, "L3VNIs, router MACs, EVPN tunnels, pending "
+	  "routes", 0, 0, 0, cmd_evpn_show },
 	{ "offload show", NULL, "per port: what the NIC does, what tepd does "
 	  "in software", 0, 0, 0, cmd_offload_show },
 };

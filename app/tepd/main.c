@@ -4,7 +4,7 @@
 
 /*
  * tepd [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES] [-G GID] [-C] [-N]
- *		[-T SECONDS] [-U N] [-M [ADDR]:PORT]
+ *		[-T SECONDS] [-U N] [-M [ADDR]:PORT] [-P [ADDR:]PORT]
  *
  * The EAL main lcore is the control thread: it loads the config, serves
  * the control socket, answers what workers punt (ARP, ND, ICMP) and runs
@@ -51,7 +51,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
 		" [-G GROUP] [-C] [-N]\n"
-		"       [-T SECONDS] [-U N] [-M [ADDR]:PORT]\n"
+		"       [-T SECONDS] [-U N] [-M [ADDR]:PORT] [-P [ADDR:]PORT]\n"
 		"  -f CONFIG  control commands to run at start, one per line\n"
 		"  -s SOCKET  control socket (default %s)\n"
 		"  -r ROUTES  routes per VRF and family (default 65536)\n"
@@ -69,6 +69,12 @@ usage(const char *prog)
 		"  -M [ADDR]:PORT  serve GET /metrics (Prometheus) on ADDR"
 		" (default\n"
 		"             127.0.0.1)\n"
+		"  -P [ADDR:]PORT  be the FPM server of FRR's zebra"
+		" (dplane_fpm_nl;\n"
+		"             conventionally 2620) on ADDR (default"
+		" 127.0.0.1):\n"
+		"             install its routes (docs/evpn.md); off unless"
+		" given\n"
 		"  -B BYTES   data bytes per mbuf (default 2048): more only"
 		" where a PMD\n"
 		"             can neither scatter nor is net_af_packet (e.g."
@@ -221,6 +227,7 @@ main(int argc, char **argv)
 {
 	struct tep_ctl_server_conf sc = { 0 };
 	const char *config = NULL, *sock = NULL, *metrics = NULL;
+	const char *fpm_listen = NULL;
 	struct tep_ctl_table *table;
 	struct tep_ctl_ctx *ctx;
 	struct tep_err cerr;
@@ -244,7 +251,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
-	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:M:B:h")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:M:P:B:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -280,6 +287,9 @@ main(int argc, char **argv)
 			break;
 		case 'M':
 			metrics = optarg;
+			break;
+		case 'P':
+			fpm_listen = optarg;
 			break;
 		case 'B': {
 			unsigned long b = strtoul(optarg, NULL, 0);
@@ -350,6 +360,14 @@ main(int argc, char **argv)
 		return 1;
 	}
 
+	/* After the config: FPM routes name VRFs by table, which the
+	 * config creates. */
+	if (fpm_listen != NULL &&
+	    tep_fpm_start(fpm_listen, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tepd: %s\n", err);
+		return 1;
+	}
+
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
@@ -367,6 +385,7 @@ main(int argc, char **argv)
 		tep_ctl_server_poll(ctl_server, 1);
 		tep_punt_drain();
 		tep_metrics_poll();
+		tep_fpm_poll();
 		if (rte_rdtsc() >= next_timer) {
 			tep_neigh_timer();
 			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
@@ -376,6 +395,7 @@ main(int argc, char **argv)
 	printf("tepd: stopping\n");
 	rte_eal_mp_wait_lcore();
 	tep_metrics_stop();
+	tep_fpm_stop();
 	tep_ctl_server_free(ctl_server);
 	tep_ctl_ctx_free(ctx);
 	tep_ctl_table_free(table);

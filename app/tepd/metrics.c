@@ -552,6 +552,42 @@ render_process(struct out *o)
 	sample0(o, __atomic_load_n(&M.requests, __ATOMIC_RELAXED));
 }
 
+/* FPM (tepd -P): counters are events, parse errors a family of their
+ * own labelled by the error's stable name (docs/evpn.md). */
+struct fpm_render {
+	struct out *o;
+	bool err;
+};
+
+static void
+fpm_sample(void *arg, const char *name, bool err, uint64_t v)
+{
+	struct fpm_render *r = arg;
+
+	if (err == r->err)
+		sample(r->o, v, err ? "error" : "event", name);
+}
+
+static void
+render_fpm(struct out *o)
+{
+	struct fpm_render r = { .o = o };
+
+	if (!tep_fpm_enabled())
+		return;
+	family(o, "tepd_fpm_connected", GAUGE,
+	       "1 while zebra is connected to the FPM server (tepd -P).");
+	sample0(o, tep_fpm_connected() ? 1 : 0);
+	family(o, "tepd_fpm_events", COUNTER,
+	       "FPM server events by name, as fpm_NAME in tepctl stats.");
+	tep_fpm_each_counter(fpm_sample, &r);
+	r.err = true;
+	family(o, "tepd_fpm_parse_errors", COUNTER,
+	       "FPM frames that did not parse, by error; each dropped the "
+	       "connection.");
+	tep_fpm_each_counter(fpm_sample, &r);
+}
+
 static struct snap *
 render(void)
 {
@@ -582,6 +618,7 @@ render(void)
 	render_vrfs(&o, g);
 	render_tunnels(&o, g);
 	render_workers(&o);
+	render_fpm(&o);
 	put(&o.t[FMT_OM], "# EOF\n");
 
 	s = calloc(1, sizeof(*s));
@@ -734,9 +771,10 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	return ret;
 }
 
-/* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6]. */
-static int
-parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
+/* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6].
+ * Shared with the FPM listener (fpm.c). */
+int
+tep_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
 {
 	char host[INET6_ADDRSTRLEN + 2] = "";
 	const char *port;
@@ -793,7 +831,7 @@ tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
 	unsigned int flags;
 	bool v6;
 
-	if (parse_listen(listen, &ss, &v6) != 0) {
+	if (tep_parse_listen(listen, &ss, &v6) != 0) {
 		snprintf(err, errlen, "-M %s: want [ADDR]:PORT, e.g. "
 			 "127.0.0.1:9108 or [::1]:9108", listen);
 		return -1;

@@ -394,6 +394,10 @@ int tep_tunnel_find(const char *name);
 /* cmds.c */
 struct tep_ctl_table;
 struct tep_ctl_table *tep_cmds_table(void);
+/* `tunnel add ARGS` / `tunnel del NAME` for fpm.c: 0 or an errno, with
+ * the message in e */
+int tep_tunnel_add_args(int argc, char **argv, char *e, size_t elen);
+int tep_tunnel_del_name(const char *name, char *e, size_t elen);
 
 /* stats.c */
 /* gso.c: segment a TCP super-packet into out[] (fresh mbufs from mp, each
@@ -410,6 +414,35 @@ int tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
 		      char *err, size_t errlen);
 void tep_metrics_poll(void);
 void tep_metrics_stop(void);
+/* "[ADDR]:PORT", "ADDR:PORT", ":PORT" or "PORT" (address 127.0.0.1 if
+ * none); 0, or -1 if malformed. */
+struct sockaddr_storage;
+int tep_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6);
+
+/* fpm.c: zebra's FPM stream (tepd -P [ADDR:]PORT; docs/evpn.md). Control
+ * thread only: it installs routes, so it runs where the RIB's writer is. */
+struct tep_out;
+int tep_fpm_start(const char *listen, char *err, size_t errlen);
+void tep_fpm_poll(void);
+void tep_fpm_stop(void);
+bool tep_fpm_enabled(void);
+/* tepctl: fpm show, fpm set, and the "fpm" object of stats */
+void tep_fpm_show(struct tep_out *o);
+void tep_fpm_stats(struct tep_out *o);
+int tep_fpm_set(const char *key, const char *value, char *err,
+		size_t errlen);
+/* EVPN: evpn local IP, evpn vrf NAME vni N, evpn show */
+int tep_fpm_evpn_local(const char *ip, char *err, size_t errlen);
+int tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen);
+void tep_fpm_evpn_show(struct tep_out *o);
+/* /metrics: every counter (parse errors by their tep_fpm_err_str name,
+ * err set), and whether zebra is connected. */
+typedef void (*tep_fpm_counter_cb)(void *arg, const char *name, bool err,
+				   uint64_t value);
+void tep_fpm_each_counter(tep_fpm_counter_cb cb, void *arg);
+bool tep_fpm_connected(void);
+/* A tunnel was deleted (its id may be reused by any tunnel). */
+void tep_fpm_tunnel_gone(uint32_t id);
 
 /* stats.c. Since start, monotonic (/metrics, telemetry): */
 void tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out);

@@ -468,6 +468,63 @@ tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 }
 
 int
+tep_route_replace(struct tep_rib *r, uint16_t vrf, int family,
+		  const uint8_t *addr, uint8_t depth, const struct tep_nh *nh,
+		  char *err, size_t errlen)
+{
+	struct tep_vrf *v = vrf_get(r, vrf, err, errlen);
+	int64_t old;
+	uint32_t idx;
+	int ret;
+
+	if (v == NULL)
+		return ENOENT;
+	old = route_exact(v, family, addr, depth);
+	if (old < 0)
+		return tep_route_add(r, vrf, family, addr, depth, nh, err,
+				     errlen);
+	idx = nh_get(r, nh);
+	if (idx == TEP_NH_NONE)
+		return fail(err, errlen, ENOSPC, "out of next hops (%u)",
+			    TEP_NH_MAX);
+	if (idx == (uint32_t)old) {
+		/* same next hop: nothing changes, drop the extra reference */
+		nh_put(r, idx);
+		return 0;
+	}
+	/* rte_fib_add on an existing prefix rewrites its entries in place */
+	if (family == 4)
+		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
+	else {
+		ret = rte_fib6_add(v->fib6, addr, depth, idx);
+		if (ret == -ENOSPC && fib6_rebuild(r, v) == 0)
+			ret = rte_fib6_add(v->fib6, addr, depth, idx);
+	}
+	if (ret < 0) {
+		nh_put(r, idx);
+		return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
+			    "vrf \"%s\": %s", v->name,
+			    -ret == ENOSPC ? "FIB full (tbl8 groups)"
+					   : strerror(-ret));
+	}
+	nh_put(r, (uint32_t)old);
+	return 0;
+}
+
+const struct tep_nh *
+tep_route_exact(struct tep_rib *r, uint16_t vrf, int family,
+		const uint8_t *addr, uint8_t depth)
+{
+	struct tep_vrf *v = vrf < TEP_VRF_MAX ? r->vrf[vrf] : NULL;
+	int64_t idx;
+
+	if (v == NULL || (family == 4 && depth > 32) || depth > 128)
+		return NULL;
+	idx = route_exact(v, family, addr, depth);
+	return idx <= 0 ? NULL : &r->nh[idx];
+}
+
+int
 tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
 	      const uint8_t *addr, uint8_t depth, char *err, size_t errlen)
 {

@@ -43,12 +43,28 @@ enum tep_nh_type {
 	TEP_NHT_LOCAL,		/* one of tepd's own addresses */
 };
 
+/* Who installed a route: tepctl/config (static, the zero value) or
+ * zebra over FPM. Part of the next hop, so that the FIB's one nh index
+ * per route also says whose the route is. */
+enum tep_nh_proto {
+	TEP_PROTO_STATIC = 0,
+	TEP_PROTO_FPM,
+};
+
 struct tep_nh {
 	uint8_t type;		/* enum tep_nh_type */
 	uint8_t gw_v6;
 	uint16_t port;
 	uint32_t tunnel;
 	uint8_t gw[16];
+	uint8_t proto;		/* enum tep_nh_proto */
+	/* explicit, so that = { 0 } zeroes it: the struct is a hash key;
+	 * 32 bytes in all, so that an entry never straddles a cache line */
+	uint8_t pad[3];
+	/* FPM: the connection (generation) that last installed the route;
+	 * routes of older ones are stale after a reconnect (app/tepd/fpm.c).
+	 * 0 for static routes. */
+	uint32_t gen;
 };
 
 struct tep_vrf {
@@ -98,6 +114,15 @@ int tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 		  char *err, size_t errlen);
 int tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
 		  const uint8_t *addr, uint8_t depth, char *err, size_t errlen);
+/* Add, or replace an existing route's next hop in place (readers see the
+ * old or the new next hop, never no route). */
+int tep_route_replace(struct tep_rib *r, uint16_t vrf, int family,
+		      const uint8_t *addr, uint8_t depth,
+		      const struct tep_nh *nh, char *err, size_t errlen);
+/* The next hop of exactly this route, or NULL if there is none. */
+const struct tep_nh *tep_route_exact(struct tep_rib *r, uint16_t vrf,
+				     int family, const uint8_t *addr,
+				     uint8_t depth);
 /* Longest-prefix match from the control thread: next-hop index or 0, and
  * the matching prefix in *pfx / *depth when found. */
 uint32_t tep_route_get(struct tep_rib *r, uint16_t vrf, int family,

@@ -139,7 +139,8 @@ tepd_start() {
 #   ten (192.0.2.10) --veth-- [tepd access, vrf red]
 #                              [tepd underlay] --wire-- peer: vx0 198.18.0.2
 # Sets DP TEN PEER UND U_TEP U_PEER CTL. Optional: SITE_EXTRA_VDEV (more
-# EAL --vdev arguments), SITE_EXTRA_CONF (more tepd.conf lines).
+# EAL --vdev arguments), SITE_EXTRA_CONF (more tepd.conf lines),
+# SITE_RED_TABLE (vrf red's table, for routes from FPM).
 vxlan_site_setup() {
 	local PMD=$1 FAM=$2
 
@@ -180,7 +181,7 @@ vxlan_site_setup() {
 
 	cat >"$WORK/tepd.conf" <<-CONF
 	# access side: the tenant, in vrf red
-	vrf add red
+	vrf add red${SITE_RED_TABLE:+ table $SITE_RED_TABLE}
 	port set net_af_packet0 role access
 	port bind net_af_packet0 vrf red
 	addr add 192.0.2.1/24 dev net_af_packet0

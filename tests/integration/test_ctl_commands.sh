@@ -485,11 +485,34 @@ refused 'MS 10-86400000' stats watch interval 5
 refused 'MS 10-86400000' stats watch interval abc
 refused 'MS 10-86400000' stats watch every 100
 
+# ---- fpm and evpn (tepd here has no -P: settings only) ---------------------
+good fpm show
+jcheck "fpm show without -P: off" 'd["enabled"] == False'
+good fpm set quiet 1.5
+good fpm set hold 30
+good evpn local 198.51.100.1
+good evpn vrf red vni 100
+good evpn show
+jcheck "evpn show: the L3VNI and the local address" \
+	'd["l3vnis"] == [{"vrf": "red", "vni": 100}] and d["local"] == "198.51.100.1" and d["pending"] == 0'
+good evpn vrf red vni 0
+good evpn local auto
+good fpm set quiet 2
+good fpm set hold 60
+refused 'bad time "abc"' fpm set quiet abc
+refused 'quiet must be above 0' fpm set quiet 0
+refused 'fpm set quiet SECONDS | hold SECONDS' fpm set frob 1
+refused 'fpm show: too many arguments' fpm show x
+refused 'bad address "nope"' evpn local nope
+refused 'evpn vrf NAME vni N' evpn vrf red vni 16777216
+refused 'unknown vrf "nosuch"' evpn vrf nosuch vni 5
+refused 'evpn show: too many arguments' evpn show x
+
 # Text mode of every command that prints something.
 for c in "port list" "port show $P0" "vrf list" "tunnel show" \
 	 "tunnel show vx1" "route show" "route show vrf red" \
 	 "route get 192.0.2.9 vrf red" "stats" "stats vrf red" "offload show" \
-	 "help"; do
+	 "fpm show" "evpn show" "help"; do
 	# shellcheck disable=SC2086
 	text $c
 done

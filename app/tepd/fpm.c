@@ -1,0 +1,1261 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * tepd as the FPM server of FRR's zebra (tepd -P [ADDR:]PORT; zebra
+ * -M dplane_fpm_nl connects to it). docs/evpn.md has the rules; in short:
+ *
+ * - One TCP listener, polled from the control thread's loop (no thread of
+ *   its own): the control thread is the RIB's only writer, so routes are
+ *   installed here directly, without locks.
+ * - One client at a time. A new connection replaces the current one: a
+ *   zebra that restarted connects anew while its old socket may still
+ *   look alive to us, and refusing the newcomer would shut the live zebra
+ *   out until the old socket timed out.
+ * - The stream is framed with tep_fpm_frame_check() and each frame decoded
+ *   with tep_fpm_decode() (lib/fpm). A frame that does not parse drops the
+ *   connection: the stream cannot be trusted after it. Frames before it
+ *   stay applied (each is an independent message); nothing of it is.
+ * - Routes carry proto FPM and the generation (connection count) that
+ *   last wrote them, in their next hop (struct tep_nh). A new connection
+ *   bumps the generation, which makes every FPM route stale at once;
+ *   zebra replays its whole RIB, which refreshes what it still has; once
+ *   the stream has been quiet for `quiet` ms (zebra 8.4 sends no end of
+ *   replay marker), routes of older generations are swept.
+ * - When zebra goes away, its routes stay (as in a graceful restart) for
+ *   `hold` ms, then all FPM routes are removed unless a new connection came
+ *   (which sweeps them itself after its replay).
+ * - Static routes (tepctl, config) and FPM routes share the FIB, one route
+ *   per prefix. A static route wins: FPM adds, deletes and sweeps touch
+ *   only routes whose next hop says proto FPM, so zebra can neither
+ *   replace nor remove what the operator configured (tepctl route add on
+ *   a prefix FPM holds is refused as for any existing route: route del
+ *   first, and zebra's route is gone until zebra sends it again).
+ * - EVPN type-5 routes (a VXLAN encap, or on-link in a VRF with an L3VNI,
+ *   as zebra 8.4.4 sends them without VNI) go into a VXLAN tunnel per
+ *   (VRF, VTEP, VNI), made here on first use with the VTEP's router MAC
+ *   (RTM_NEWNEIGH) as inner destination, deleted with its last route.
+ *   A route whose VTEP has no router MAC yet waits for it.
+ */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* accept4 */
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+
+#include "tep_out.h"
+#include "tep_fpm.h"
+#include "tepd.h"
+
+/* a whole frame always fits behind a partial one */
+#define FPM_BUF		(2 * TEP_FPM_MAX_FRAME)
+/* reads per loop turn, then the control socket has its turn */
+#define FPM_READS_PER_POLL 8
+#define FPM_QUIET_MS	2000	/* replay complete after this silence */
+#define FPM_HOLD_MS	60000	/* zebra gone: routes kept so long */
+#define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
+
+/*
+ * Counters, named as tepctl stats shows them ("fpm_" + name); what each
+ * counts is in docs/evpn.md's table, and at the place it is bumped.
+ */
+#define FPM_COUNTERS(X)							\
+	X(connects) X(disconnects) X(conn_replaced) X(conn_dropped)	\
+	X(frames) X(bytes) X(ignored)					\
+	X(routes_added) X(routes_deleted)				\
+	X(route_del_unknown) X(route_del_not_fpm) X(routes_static_kept)	\
+	X(routes_no_vrf) X(routes_no_gateway) X(routes_unresolved)	\
+	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
+	X(sweeps) X(routes_swept)					\
+	X(macs_added) X(macs_deleted)					\
+	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
+	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
+	X(evpn_tunnel_failed) X(evpn_no_local)
+
+struct fpm_counters {
+#define FPM_X(n) uint64_t n;
+	FPM_COUNTERS(FPM_X)
+#undef FPM_X
+	uint64_t err[TEP_FPM_E_MAX];
+};
+
+static struct {
+	bool enabled;
+	int lfd;
+	int cfd;
+	char listen[64];	/* as given to -P */
+	char peer[INET6_ADDRSTRLEN + 8];
+	uint8_t *buf;
+	size_t blen;
+	uint64_t frame_no;	/* frames on this connection, from 1 */
+	uint32_t gen;		/* bumped per connection; never 0 */
+	bool sweep_due;		/* a replay is under way */
+	bool hold_due;		/* zebra is gone, its routes are held */
+	uint64_t last_tsc;	/* last frame, or the connect */
+	uint64_t gone_tsc;	/* when the connection went away */
+	uint32_t quiet_ms;
+	uint32_t hold_ms;
+	uint32_t tables_logged[FPM_TABLES_LOGGED];
+	unsigned int ntables_logged;
+	struct fpm_counters c;
+} fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
+	  .hold_ms = FPM_HOLD_MS };
+
+/* ---- EVPN state --------------------------------------------------------- */
+
+#define FPM_RMAC_MAX	256	/* remote VTEPs with a router MAC */
+#define FPM_PENDING_MAX	4096	/* routes waiting for a router MAC */
+#define RTNH_F_ONLINK_	4	/* linux/rtnetlink.h */
+
+struct rmac {
+	bool used;
+	uint8_t fam;		/* 4 or 6 */
+	uint8_t vtep[16];
+	struct rte_ether_addr mac;
+};
+
+/* An EVPN route whose VTEP has no router MAC yet. */
+struct pending {
+	bool used;
+	uint16_t vrf;
+	uint8_t family, plen;
+	uint8_t prefix[16];
+	uint8_t vtep_fam;
+	uint8_t vtep[16];
+	uint32_t vni;
+	uint32_t gen;
+};
+
+static struct {
+	/* per VRF id; the name too, as ids are reused after vrf del */
+	uint32_t l3vni[TEP_VRF_MAX];
+	char l3vni_vrf[TEP_VRF_MAX][TEP_VRF_NAME_MAX];
+	struct tep_addr local;		/* family 0: pick an underlay's */
+	struct rmac rmac[FPM_RMAC_MAX];
+	struct pending pending[FPM_PENDING_MAX];
+	unsigned int npending;
+	bool tun[TEP_TUNNELS_MAX];	/* tunnels made here */
+	uint32_t seq;		/* names when the long one is too long */
+} ev;
+
+bool
+tep_fpm_enabled(void)
+{
+	return fpm.enabled;
+}
+
+static uint64_t
+ms_to_tsc(uint32_t ms)
+{
+	return rte_get_tsc_hz() / 1000 * ms;
+}
+
+/* ---- routes ------------------------------------------------------------- */
+
+/* The VRF of a kernel table: 254 (main) and 0 are the default VRF; else
+ * the VRF made with `vrf add NAME table ID`. -1 if none. */
+static int
+vrf_of_table(uint32_t table)
+{
+	int i;
+
+	if (table == 254 || table == 0)
+		return TEP_VRF_DEFAULT;
+	for (i = 0; i < TEP_VRF_MAX; i++)
+		if (tep.rib.vrf[i] != NULL && tep.rib.vrf[i]->table == table)
+			return i;
+	return -1;
+}
+
+static void
+log_no_vrf(uint32_t table)
+{
+	unsigned int i;
+
+	for (i = 0; i < fpm.ntables_logged; i++)
+		if (fpm.tables_logged[i] == table)
+			return;
+	if (fpm.ntables_logged < FPM_TABLES_LOGGED)
+		fpm.tables_logged[fpm.ntables_logged++] = table;
+	else
+		return;	/* enough said: the counter goes on */
+	fprintf(stderr, "tepd: fpm: routes for table %u skipped: no vrf has "
+		"that table (vrf add NAME table %u)\n", table, table);
+}
+
+static int
+family_of(uint8_t af)
+{
+	return af == AF_INET ? 4 : 6;
+}
+
+static bool
+is_fpm(const struct tep_nh *nh)
+{
+	return nh != NULL && nh->proto == TEP_PROTO_FPM;
+}
+
+static void nh_released(const struct tep_nh *old);
+
+/* Remove the route if FPM owns it; true if it did. */
+static bool
+del_if_fpm(uint16_t vrf, int family, const uint8_t *a, uint8_t depth)
+{
+	const struct tep_nh *cur = tep_route_exact(&tep.rib, vrf, family, a,
+						   depth);
+	struct tep_nh was;
+
+	if (!is_fpm(cur))
+		return false;
+	was = *cur;
+	if (tep_route_del(&tep.rib, vrf, family, a, depth, NULL, 0) != 0)
+		return false;
+	if (vrf == TEP_VRF_DEFAULT)
+		tep_underlay_changed();
+	nh_released(&was);
+	return true;
+}
+
+/*
+ * The next hop of a unicast route: a gateway on a port of the VRF, found
+ * through the gateway's connected network as `route add ... via` does.
+ * 0, or the counter to bump when tepd cannot follow the route.
+ */
+static uint64_t *
+unicast_nh(const struct tep_fpm_route *rt, uint16_t vrf, struct tep_nh *nh)
+{
+	const struct tep_fpm_nh *n = &rt->nh[0];
+	uint8_t p[16], d;
+	uint32_t idx;
+	int gf;
+
+	if (n->encap_type != 0)
+		return &fpm.c.routes_encap;
+	if (n->gw_family == 0)
+		return &fpm.c.routes_no_gateway;
+	gf = family_of(n->gw_family);
+	idx = tep_route_get(&tep.rib, vrf, gf, n->gw, p, &d);
+	if (idx == TEP_NH_NONE || tep.rib.nh[idx].type != TEP_NHT_CONNECTED)
+		return &fpm.c.routes_unresolved;
+	nh->type = TEP_NHT_GW;
+	nh->gw_v6 = gf == 6;
+	memcpy(nh->gw, n->gw, gf == 4 ? 4 : 16);
+	nh->port = tep.rib.nh[idx].port;
+	return NULL;
+}
+
+/* ---- EVPN: routes into VXLAN tunnels ------------------------------------ */
+
+static uint32_t
+l3vni_of(uint16_t vrf)
+{
+	if (ev.l3vni[vrf] == 0 || tep.rib.vrf[vrf] == NULL ||
+	    strcmp(tep.rib.vrf[vrf]->name, ev.l3vni_vrf[vrf]) != 0)
+		return 0;
+	return ev.l3vni[vrf];
+}
+
+/*
+ * Is this an EVPN route (docs/evpn.md)? With a VXLAN encap: yes, its VNI.
+ * Without one (what zebra 8.4.4 sent): when its VRF has an L3VNI
+ * (`evpn vrf NAME vni N`) and the next hop is on-link (RTNH_F_ONLINK on the
+ * route or the next hop: zebra marks EVPN next hops so, as the remote VTEP
+ * is on no network of the VRF). The gateway is the remote VTEP.
+ */
+static bool
+evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni)
+{
+	const struct tep_fpm_nh *n = &rt->nh[0];
+
+	if (n->gw_family == 0)
+		return false;
+	if (n->encap_type == TEP_FPM_ENCAP_VXLAN) {
+		*vni = n->vni;
+		return true;
+	}
+	if (n->encap_type != 0 ||
+	    !((rt->rtm_flags | n->flags) & RTNH_F_ONLINK_))
+		return false;
+	*vni = l3vni_of(vrf);
+	return *vni != 0;
+}
+
+static struct rmac *
+rmac_find(int fam, const uint8_t *vtep)
+{
+	int i;
+
+	for (i = 0; i < FPM_RMAC_MAX; i++)
+		if (ev.rmac[i].used && ev.rmac[i].fam == fam &&
+		    memcmp(ev.rmac[i].vtep, vtep, fam == 4 ? 4 : 16) == 0)
+			return &ev.rmac[i];
+	return NULL;
+}
+
+static int
+tunnel_find(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni)
+{
+	int i;
+
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		const struct tep_tunnel *t = tep.tunnel[i];
+
+		if (ev.tun[i] && t != NULL && t->vrf == vrf &&
+		    t->p.vni == vni && t->p.outer_v6 == (fam == 6) &&
+		    memcmp(t->p.dst, vtep, fam == 4 ? 4 : 16) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* The router MAC to put inside: the one zebra sent for the VTEP, else
+ * that of another tunnel of ours to it (zebra 8.4.4 withdrew a VTEP's
+ * MAC while a route through it remained: docs/evpn.md). */
+static const struct rte_ether_addr *
+vtep_mac(int fam, const uint8_t *vtep)
+{
+	struct rmac *r = rmac_find(fam, vtep);
+	int i;
+
+	if (r != NULL)
+		return &r->mac;
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		const struct tep_tunnel *t = tep.tunnel[i];
+
+		if (ev.tun[i] && t != NULL && t->p.outer_v6 == (fam == 6) &&
+		    memcmp(t->p.dst, vtep, fam == 4 ? 4 : 16) == 0)
+			return &t->inner_dmac;
+	}
+	return NULL;
+}
+
+/* Our VTEP address of the family: `evpn local`, else the first address
+ * of the first underlay port that has one. */
+static bool
+local_vtep(int fam, uint8_t *a)
+{
+	int i, j;
+
+	if (ev.local.family != 0) {
+		if (ev.local.family != fam)
+			return false;
+		memcpy(a, ev.local.a, 16);
+		return true;
+	}
+	for (i = 0; i < tep.nb_ports; i++) {
+		const struct tep_port *p = &tep.port[i];
+
+		if (!p->present || p->role != TEP_ROLE_UNDERLAY)
+			continue;
+		for (j = 0; j < p->naddr; j++) {
+			if (p->addr[j].family == fam) {
+				memcpy(a, p->addr[j].a, 16);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void
+tunnel_gc(uint32_t id)
+{
+	char name[TEP_NAME_MAX], e[256];
+
+	if (id >= TEP_TUNNELS_MAX || !ev.tun[id] || tep.tunnel[id] == NULL ||
+	    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id) != 0)
+		return;
+	snprintf(name, sizeof(name), "%s", tep.tunnel[id]->name);
+	if (tep_tunnel_del_name(name, e, sizeof(e)) == 0)
+		fpm.c.evpn_tunnels_deleted++;
+}
+
+/* After a route's next hop went or changed: its tunnel may be unused. */
+static void
+nh_released(const struct tep_nh *old)
+{
+	if (old->type == TEP_NHT_TUNNEL)
+		tunnel_gc(old->tunnel);
+}
+
+static int
+tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
+	   const struct rte_ether_addr *mac)
+{
+	char name[TEP_NAME_MAX], loc[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
+	char vs[16], macs[RTE_ETHER_ADDR_FMT_SIZE], e[256];
+	char *argv[14];
+	uint8_t la[16];
+	int id = tunnel_find(vrf, fam, vtep, vni), ret;
+
+	if (id >= 0)
+		return id;
+	if (!local_vtep(fam, la)) {
+		fpm.c.evpn_no_local++;
+		return -1;
+	}
+	inet_ntop(fam == 4 ? AF_INET : AF_INET6, la, loc, sizeof(loc));
+	inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep, rem, sizeof(rem));
+	if ((size_t)snprintf(name, sizeof(name), "evpn-%s-%s-%u",
+			     tep.rib.vrf[vrf]->name, rem, vni) >= sizeof(name))
+		snprintf(name, sizeof(name), "evpn-%u", ++ev.seq);
+	snprintf(vs, sizeof(vs), "%u", vni);
+	rte_ether_format_addr(macs, sizeof(macs), mac);
+	argv[0] = name;
+	argv[1] = (char *)(uintptr_t)"type";
+	argv[2] = (char *)(uintptr_t)"vxlan";
+	argv[3] = (char *)(uintptr_t)"local";
+	argv[4] = loc;
+	argv[5] = (char *)(uintptr_t)"remote";
+	argv[6] = rem;
+	argv[7] = (char *)(uintptr_t)"vni";
+	argv[8] = vs;
+	argv[9] = (char *)(uintptr_t)"vrf";
+	argv[10] = tep.rib.vrf[vrf]->name;
+	argv[11] = (char *)(uintptr_t)"inner-dmac";
+	argv[12] = macs;
+	argv[13] = NULL;
+	ret = tep_tunnel_add_args(13, argv, e, sizeof(e));
+	if (ret != 0) {
+		if (fpm.c.evpn_tunnel_failed++ == 0)
+			fprintf(stderr, "tepd: fpm: evpn tunnel %s: %s "
+				"(counted in fpm_evpn_tunnel_failed; logged "
+				"once)\n", name, e);
+		return -1;
+	}
+	id = tep_tunnel_find(name);
+	if (id >= 0) {
+		ev.tun[id] = true;
+		fpm.c.evpn_tunnels_created++;
+	}
+	return id;
+}
+
+static struct pending *
+pending_find(uint16_t vrf, int family, const uint8_t *a, uint8_t plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++) {
+		struct pending *p = &ev.pending[i];
+
+		if (p->used && p->vrf == vrf && p->family == family &&
+		    p->plen == plen &&
+		    memcmp(p->prefix, a, family == 4 ? 4 : 16) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static void
+pending_drop(struct pending *p)
+{
+	if (p != NULL && p->used) {
+		p->used = false;
+		ev.npending--;
+	}
+}
+
+static void
+pending_add(uint16_t vrf, const struct tep_fpm_route *rt, uint32_t vni)
+{
+	int family = family_of(rt->family);
+	struct pending *p = pending_find(vrf, family, rt->prefix, rt->plen);
+	unsigned int i;
+
+	for (i = 0; p == NULL && i < FPM_PENDING_MAX; i++)
+		if (!ev.pending[i].used)
+			p = &ev.pending[i];
+	if (p == NULL) {
+		fpm.c.evpn_pending_full++;
+		return;
+	}
+	if (!p->used)
+		ev.npending++;
+	p->used = true;
+	p->vrf = vrf;
+	p->family = (uint8_t)family;
+	p->plen = rt->plen;
+	memcpy(p->prefix, rt->prefix, 16);
+	p->vtep_fam = (uint8_t)family_of(rt->nh[0].gw_family);
+	memcpy(p->vtep, rt->nh[0].gw, 16);
+	p->vni = vni;
+	p->gen = fpm.gen;
+	fpm.c.evpn_pending++;
+}
+
+/*
+ * The next hop of an EVPN route: the tunnel to (VRF, VTEP, VNI), made on
+ * first use. NULL with nh filled; else a counter, or &pend_ctr when the
+ * route waits for its VTEP's router MAC.
+ */
+static uint64_t pend_ctr;
+
+static uint64_t *
+evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
+	struct tep_nh *nh)
+{
+	const struct tep_fpm_nh *n = &rt->nh[0];
+	int fam = family_of(n->gw_family), id;
+	const struct rte_ether_addr *mac;
+
+	id = tunnel_find(vrf, fam, n->gw, vni);
+	if (id < 0) {
+		mac = vtep_mac(fam, n->gw);
+		if (mac == NULL) {
+			pending_add(vrf, rt, vni);
+			return &pend_ctr;
+		}
+		id = tunnel_get(vrf, fam, n->gw, vni, mac);
+		if (id < 0)
+			return &fpm.c.routes_failed;
+	}
+	nh->type = TEP_NHT_TUNNEL;
+	nh->tunnel = (uint32_t)id;
+	return NULL;
+}
+
+static void route_add(const struct tep_fpm_route *rt);
+
+/* A router MAC came: install the routes that waited for it. */
+static void
+pending_release(int fam, const uint8_t *vtep)
+{
+	struct tep_fpm_route rt;
+	unsigned int i;
+
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++) {
+		struct pending *p = &ev.pending[i];
+		uint32_t gen = fpm.gen;
+
+		if (!p->used || p->vtep_fam != fam ||
+		    memcmp(p->vtep, vtep, fam == 4 ? 4 : 16) != 0)
+			continue;
+		memset(&rt, 0, sizeof(rt));
+		rt.family = p->family == 4 ? AF_INET : AF_INET6;
+		rt.plen = p->plen;
+		memcpy(rt.prefix, p->prefix, 16);
+		rt.table = p->vrf == TEP_VRF_DEFAULT ? 254 :
+			   tep.rib.vrf[p->vrf] != NULL ?
+			   tep.rib.vrf[p->vrf]->table : 0;
+		rt.type = TEP_FPM_RTN_UNICAST;
+		rt.nh_count = 1;
+		rt.nh[0].gw_family = fam == 4 ? AF_INET : AF_INET6;
+		memcpy(rt.nh[0].gw, p->vtep, 16);
+		rt.nh[0].encap_type = TEP_FPM_ENCAP_VXLAN;
+		rt.nh[0].vni = p->vni;
+		pending_drop(p);
+		if (tep.rib.vrf[p->vrf] == NULL)
+			continue;
+		/* installed with the generation it came with */
+		fpm.gen = p->gen;
+		route_add(&rt);
+		fpm.gen = gen;
+	}
+}
+
+static void
+mac_add(const struct tep_fpm_mac *m)
+{
+	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	struct rmac *r;
+
+	fpm.c.macs_added++;
+	if (m->vtep_family == 0)
+		return;		/* no VTEP: not a router MAC */
+	r = rmac_find(fam, m->vtep);
+	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
+		if (!ev.rmac[i].used)
+			r = &ev.rmac[i];
+	if (r == NULL)
+		return;
+	r->used = true;
+	r->fam = (uint8_t)fam;
+	memcpy(r->vtep, m->vtep, 16);
+	memcpy(&r->mac, m->mac, 6);
+	pending_release(fam, m->vtep);
+}
+
+static void
+mac_del(const struct tep_fpm_mac *m)
+{
+	struct rmac *r;
+
+	fpm.c.macs_deleted++;
+	if (m->vtep_family == 0)
+		return;
+	/* Tunnels made with it keep it (see vtep_mac) */
+	r = rmac_find(m->vtep_family == AF_INET ? 4 : 6, m->vtep);
+	if (r != NULL)
+		r->used = false;
+}
+
+void
+tep_fpm_tunnel_gone(uint32_t id)
+{
+	if (id < TEP_TUNNELS_MAX)
+		ev.tun[id] = false;
+}
+
+int
+tep_fpm_evpn_local(const char *ip, char *err, size_t errlen)
+{
+	struct tep_addr a = { 0 };
+
+	if (strcmp(ip, "auto") == 0)
+		a.family = 0;
+	else if (inet_pton(AF_INET, ip, a.a) == 1)
+		a.family = 4;
+	else if (inet_pton(AF_INET6, ip, a.a) == 1)
+		a.family = 6;
+	else {
+		snprintf(err, errlen, "bad address \"%s\" (IP or auto)", ip);
+		return EINVAL;
+	}
+	/* Existing tunnels keep their address: only new ones use it. */
+	ev.local = a;
+	return 0;
+}
+
+int
+tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; vni != 0 && i < TEP_VRF_MAX; i++) {
+		if (i != vrf && l3vni_of((uint16_t)i) == vni) {
+			snprintf(err, errlen, "vni %u is vrf \"%s\"'s", vni,
+				 tep.rib.vrf[i]->name);
+			return EEXIST;
+		}
+	}
+	ev.l3vni[vrf] = vni;
+	snprintf(ev.l3vni_vrf[vrf], sizeof(ev.l3vni_vrf[vrf]), "%s",
+		 tep.rib.vrf[vrf]->name);
+	return 0;
+}
+
+void
+tep_fpm_evpn_show(struct tep_out *o)
+{
+	char a[INET6_ADDRSTRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
+	unsigned int i;
+
+	if (ev.local.family != 0)
+		tep_out_str(o, "local", "local %s", inet_ntop(
+			    ev.local.family == 4 ? AF_INET : AF_INET6,
+			    ev.local.a, a, sizeof(a)));
+	else
+		tep_out_str(o, "local", "local %s", "auto");
+	tep_out_newline(o);
+	tep_out_open_array(o, "l3vnis");
+	for (i = 0; i < TEP_VRF_MAX; i++) {
+		if (l3vni_of((uint16_t)i) == 0)
+			continue;
+		tep_out_open_object(o, NULL);
+		tep_out_str(o, "vrf", "vrf %s", tep.rib.vrf[i]->name);
+		tep_out_u64(o, "vni", " vni %" PRIu64, ev.l3vni[i]);
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	tep_out_open_array(o, "router_macs");
+	for (i = 0; i < FPM_RMAC_MAX; i++) {
+		const struct rmac *r = &ev.rmac[i];
+
+		if (!r->used)
+			continue;
+		rte_ether_format_addr(m, sizeof(m), &r->mac);
+		tep_out_open_object(o, NULL);
+		tep_out_str(o, "vtep", "vtep %s", inet_ntop(
+			    r->fam == 4 ? AF_INET : AF_INET6, r->vtep, a,
+			    sizeof(a)));
+		tep_out_str(o, "mac", " rmac %s", m);
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	tep_out_open_array(o, "tunnels");
+	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
+		if (!ev.tun[i] || tep.tunnel[i] == NULL)
+			continue;
+		tep_out_open_object(o, NULL);
+		tep_out_str(o, "name", "tunnel %s", tep.tunnel[i]->name);
+		tep_out_u64(o, "routes", " routes %" PRIu64,
+			    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, i));
+		tep_out_newline(o);
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	tep_out_u64(o, "pending", "pending routes %" PRIu64, ev.npending);
+	tep_out_newline(o);
+}
+
+static void
+route_add(const struct tep_fpm_route *rt)
+{
+	struct tep_nh nh = { 0 };
+	int vrf = vrf_of_table(rt->table), family = family_of(rt->family);
+	const struct tep_nh *cur;
+	struct tep_nh was = { 0 };
+	uint64_t *skip = NULL;
+	uint32_t vni;
+	char e[256];
+
+	if (vrf < 0) {
+		fpm.c.routes_no_vrf++;
+		log_no_vrf(rt->table);
+		return;
+	}
+	/* A configured route wins over zebra's: FPM never touches it.
+	 * Checked first, so that no tunnel is made or route held for it. */
+	cur = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+			      rt->plen);
+	if (cur != NULL && !is_fpm(cur)) {
+		fpm.c.routes_static_kept++;
+		return;
+	}
+	/* a copy: the next-hop slot may be reused once the route leaves it */
+	if (cur != NULL)
+		was = *cur;
+	nh.proto = TEP_PROTO_FPM;
+	nh.gen = fpm.gen;
+	switch (rt->type) {
+	case TEP_FPM_RTN_BLACKHOLE:
+	case TEP_FPM_RTN_UNREACHABLE:
+	case TEP_FPM_RTN_PROHIBIT:
+		/* tepd drops without telling the sender in all three */
+		nh.type = TEP_NHT_BLACKHOLE;
+		break;
+	default:
+		/* tepd's next hop is single: the first of a multipath */
+		if (rt->nh_count > 1)
+			fpm.c.ecmp_truncated++;
+		if (evpn_vni(rt, (uint16_t)vrf, &vni))
+			skip = evpn_nh(rt, (uint16_t)vrf, vni, &nh);
+		else
+			skip = unicast_nh(rt, (uint16_t)vrf, &nh);
+		break;
+	}
+	if (skip != &pend_ctr)
+		pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
+					  rt->plen));
+	if (skip != NULL) {
+		if (skip != &pend_ctr)
+			(*skip)++;
+		/* zebra replaced the route by one tepd cannot follow: the
+		 * old next hop is no longer where zebra routes */
+		del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen);
+		return;
+	}
+	if (tep_route_replace(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+			      rt->plen, &nh, e, sizeof(e)) != 0) {
+		if (fpm.c.routes_failed++ == 0)
+			fprintf(stderr, "tepd: fpm: route not installed: %s "
+				"(counted in fpm_routes_failed; logged once)\n",
+				e);
+		if (nh.type == TEP_NHT_TUNNEL)
+			tunnel_gc(nh.tunnel);
+		return;
+	}
+	fpm.c.routes_added++;
+	if (nh.type == TEP_NHT_TUNNEL)
+		fpm.c.evpn_routes++;
+	if (cur != NULL && (was.type != nh.type || was.tunnel != nh.tunnel))
+		nh_released(&was);
+	if (vrf == TEP_VRF_DEFAULT)
+		tep_underlay_changed();
+}
+
+static void
+route_del(const struct tep_fpm_route *rt)
+{
+	int vrf = vrf_of_table(rt->table), family = family_of(rt->family);
+	const struct tep_nh *nh;
+
+	if (vrf < 0) {
+		fpm.c.routes_no_vrf++;
+		return;
+	}
+	pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
+				  rt->plen));
+	nh = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+			     rt->plen);
+	if (nh == NULL)
+		fpm.c.route_del_unknown++;
+	else if (!is_fpm(nh))
+		fpm.c.route_del_not_fpm++;
+	else if (del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen))
+		fpm.c.routes_deleted++;
+}
+
+/* ---- sweeping stale routes ---------------------------------------------- */
+
+struct stale {
+	uint8_t a[16];
+	uint8_t depth;
+	uint32_t tunnel;	/* its tunnel, or TEP_NO_TUNNEL */
+};
+
+struct sweep_ctx {
+	struct stale *v;
+	size_t n, cap;
+	bool all;		/* every FPM route, whatever its generation */
+	bool oom;
+};
+
+static void
+collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+	      const struct tep_nh *nh)
+{
+	struct sweep_ctx *s = arg;
+
+	if (nh->proto != TEP_PROTO_FPM || (!s->all && nh->gen == fpm.gen))
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct stale *v = realloc(s->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			s->oom = true;
+			return;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	memcpy(s->v[s->n].a, pfx, family == 4 ? 4 : 16);
+	s->v[s->n].depth = depth;
+	s->v[s->n].tunnel = nh->type == TEP_NHT_TUNNEL ? nh->tunnel :
+			    TEP_NO_TUNNEL;
+	s->n++;
+}
+
+/* Remove the FPM routes of older generations (all: every FPM route).
+ * Collected first, deleted after: the walk must not see the tree change
+ * under it. */
+static void
+sweep(bool all)
+{
+	struct sweep_ctx s = { .all = all };
+	uint64_t swept = 0;
+	int vrf, fam;
+	size_t i;
+
+	for (vrf = 0; vrf < TEP_VRF_MAX; vrf++) {
+		for (fam = 4; fam <= 6 && tep.rib.vrf[vrf] != NULL; fam += 2) {
+			s.n = 0;
+			tep_route_walk(&tep.rib, (uint16_t)vrf, fam,
+				       collect_stale, &s);
+			for (i = 0; i < s.n; i++)
+				swept += tep_route_del(&tep.rib, (uint16_t)vrf,
+						       fam, s.v[i].a,
+						       s.v[i].depth, NULL,
+						       0) == 0;
+			for (i = 0; i < s.n; i++)
+				if (s.v[i].tunnel != TEP_NO_TUNNEL)
+					tunnel_gc(s.v[i].tunnel);
+		}
+	}
+	free(s.v);
+	/* Routes still waiting for a router MAC age the same way */
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++)
+		if (ev.pending[i].used && (all || ev.pending[i].gen != fpm.gen))
+			pending_drop(&ev.pending[i]);
+	if (s.oom)
+		fprintf(stderr, "tepd: fpm: sweep: out of memory, some stale "
+			"routes stay until the next sweep\n");
+	fpm.c.sweeps++;
+	fpm.c.routes_swept += swept;
+	if (swept != 0)
+		tep_underlay_changed();
+	printf("tepd: fpm: %s: %" PRIu64 " stale route(s) removed\n",
+	       all ? "hold time over" : "replay complete", swept);
+	fflush(stdout);
+}
+
+/* ---- the connection ----------------------------------------------------- */
+
+static void
+conn_close(const char *why)
+{
+	if (fpm.cfd < 0)
+		return;
+	close(fpm.cfd);
+	fpm.cfd = -1;
+	fpm.blen = 0;
+	/* A replay cut short must not sweep: what was not replayed yet
+	 * is not known to be gone. The hold timer takes over. */
+	fpm.sweep_due = false;
+	fpm.hold_due = true;
+	fpm.gone_tsc = rte_rdtsc();
+	printf("tepd: fpm: connection from %s closed: %s; routes kept for "
+	       "%u ms\n", fpm.peer, why, fpm.hold_ms);
+	fflush(stdout);
+}
+
+static void
+apply(const struct tep_fpm_msg *m)
+{
+	switch (m->kind) {
+	case TEP_FPM_ROUTE_ADD:
+		route_add(&m->route);
+		break;
+	case TEP_FPM_ROUTE_DEL:
+		route_del(&m->route);
+		break;
+	case TEP_FPM_MAC_ADD:
+		mac_add(&m->mac);
+		break;
+	case TEP_FPM_MAC_DEL:
+		mac_del(&m->mac);
+		break;
+	default:
+		fpm.c.ignored++;
+		break;
+	}
+}
+
+static void
+parse_error(int err, const struct tep_fpm_msg *m)
+{
+	fpm.c.err[err < TEP_FPM_E_MAX ? err : 0]++;
+	fpm.c.conn_dropped++;
+	fprintf(stderr, "tepd: fpm: %s at frame %" PRIu64 ", dropping the "
+		"connection", tep_fpm_err_str(err), fpm.frame_no);
+	if (m != NULL && m->err_attr != 0)
+		fprintf(stderr, " (offset %u, attribute %u)", m->err_off,
+			m->err_attr);
+	else if (m != NULL)
+		fprintf(stderr, " (offset %u)", m->err_off);
+	fputc('\n', stderr);
+	conn_close(tep_fpm_err_str(err));
+}
+
+/* Apply every whole frame in the buffer; false if the connection was
+ * dropped. */
+static bool
+drain_frames(void)
+{
+	struct tep_fpm_msg m;
+	size_t off = 0, flen;
+	int ret;
+
+	while (off < fpm.blen) {
+		ret = tep_fpm_frame_check(fpm.buf + off, fpm.blen - off, &flen);
+		if (ret == TEP_FPM_E_INCOMPLETE)
+			break;
+		fpm.frame_no++;
+		if (ret != TEP_FPM_E_OK) {
+			parse_error(ret, NULL);
+			return false;
+		}
+		memset(&m, 0, sizeof(m));
+		ret = tep_fpm_decode(fpm.buf + off, flen, &m);
+		if (ret != TEP_FPM_E_OK) {
+			parse_error(ret, &m);
+			return false;
+		}
+		fpm.c.frames++;
+		apply(&m);
+		off += flen;
+	}
+	if (off != 0) {
+		memmove(fpm.buf, fpm.buf + off, fpm.blen - off);
+		fpm.blen -= off;
+	}
+	if (off != 0)
+		fpm.last_tsc = rte_rdtsc();
+	return true;
+}
+
+static void
+conn_read(void)
+{
+	int i;
+	ssize_t n;
+
+	for (i = 0; i < FPM_READS_PER_POLL && fpm.cfd >= 0; i++) {
+		n = read(fpm.cfd, fpm.buf + fpm.blen, FPM_BUF - fpm.blen);
+		if (n == 0) {
+			fpm.c.disconnects++;
+			if (fpm.blen != 0) {
+				/* the last frame will never be whole */
+				fpm.frame_no++;
+				parse_error(TEP_FPM_E_INCOMPLETE, NULL);
+				return;
+			}
+			conn_close("closed by zebra");
+			return;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return;
+			fpm.c.disconnects++;
+			conn_close(strerror(errno));
+			return;
+		}
+		fpm.c.bytes += (uint64_t)n;
+		fpm.blen += (size_t)n;
+		if (!drain_frames())
+			return;
+	}
+}
+
+static void
+conn_accept(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char a[INET6_ADDRSTRLEN] = "?";
+	int fd;
+
+	fd = accept4(fpm.lfd, (struct sockaddr *)&ss, &sl,
+		     SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fpm.cfd >= 0) {
+		fpm.c.conn_replaced++;
+		conn_close("replaced by a new connection");
+	}
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(fpm.peer, sizeof(fpm.peer), "%s:%u", a,
+			 ntohs(s4->sin_port));
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(fpm.peer, sizeof(fpm.peer), "[%s]:%u", a,
+			 ntohs(s6->sin6_port));
+	}
+	fpm.cfd = fd;
+	fpm.blen = 0;
+	fpm.frame_no = 0;
+	/* Every FPM route is stale from now on until replayed. */
+	fpm.gen++;
+	if (fpm.gen == 0)
+		fpm.gen = 1;
+	fpm.sweep_due = true;
+	fpm.hold_due = false;
+	fpm.last_tsc = rte_rdtsc();
+	fpm.c.connects++;
+	printf("tepd: fpm: connection from %s (generation %u)\n", fpm.peer,
+	       fpm.gen);
+	fflush(stdout);
+}
+
+void
+tep_fpm_poll(void)
+{
+	uint64_t now;
+
+	if (!fpm.enabled)
+		return;
+	conn_accept();
+	if (fpm.cfd >= 0)
+		conn_read();
+	now = rte_rdtsc();
+	if (fpm.cfd >= 0 && fpm.sweep_due &&
+	    now - fpm.last_tsc >= ms_to_tsc(fpm.quiet_ms)) {
+		fpm.sweep_due = false;
+		sweep(false);
+	}
+	if (fpm.cfd < 0 && fpm.hold_due &&
+	    now - fpm.gone_tsc >= ms_to_tsc(fpm.hold_ms)) {
+		fpm.hold_due = false;
+		sweep(true);
+	}
+}
+
+int
+tep_fpm_start(const char *listen_arg, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	bool v6;
+	int one = 1;
+
+	if (tep_parse_listen(listen_arg, &ss, &v6) != 0) {
+		snprintf(err, errlen, "-P %s: expected [ADDR:]PORT, e.g. "
+			 "2620, 127.0.0.1:2620 or [::1]:2620", listen_arg);
+		return -1;
+	}
+	fpm.buf = malloc(FPM_BUF);
+	if (fpm.buf == NULL) {
+		snprintf(err, errlen, "-P: out of memory");
+		return -1;
+	}
+	fpm.lfd = socket(v6 ? AF_INET6 : AF_INET,
+			 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fpm.lfd < 0 ||
+	    setsockopt(fpm.lfd, SOL_SOCKET, SO_REUSEADDR, &one,
+		       sizeof(one)) != 0 ||
+	    bind(fpm.lfd, (struct sockaddr *)&ss,
+		 v6 ? sizeof(struct sockaddr_in6) :
+		      sizeof(struct sockaddr_in)) != 0 ||
+	    listen(fpm.lfd, 4) != 0) {
+		snprintf(err, errlen, "-P %s: cannot listen (%s)", listen_arg,
+			 strerror(errno));
+		if (fpm.lfd >= 0)
+			close(fpm.lfd);
+		fpm.lfd = -1;
+		free(fpm.buf);
+		fpm.buf = NULL;
+		return -1;
+	}
+	snprintf(fpm.listen, sizeof(fpm.listen), "%s", listen_arg);
+	fpm.enabled = true;
+	return 0;
+}
+
+void
+tep_fpm_stop(void)
+{
+	if (fpm.cfd >= 0)
+		close(fpm.cfd);
+	if (fpm.lfd >= 0)
+		close(fpm.lfd);
+	fpm.cfd = fpm.lfd = -1;
+	free(fpm.buf);
+	fpm.buf = NULL;
+	fpm.enabled = false;
+}
+
+/* ---- tepctl ------------------------------------------------------------- */
+
+/* "truncated header" -> "fpm_err_truncated_header" */
+static void
+err_key(int e, char *key, size_t len)
+{
+	const char *s = tep_fpm_err_str(e);
+	size_t i = (size_t)snprintf(key, len, "fpm_err_");
+
+	for (; *s != '\0' && i + 1 < len; s++)
+		key[i++] = (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')
+			   ? *s : '_';
+	key[i] = '\0';
+}
+
+void
+tep_fpm_each_counter(tep_fpm_counter_cb cb, void *arg)
+{
+	int e;
+
+#define FPM_X(n) cb(arg, #n, false, fpm.c.n);
+	FPM_COUNTERS(FPM_X)
+#undef FPM_X
+	for (e = 1; e < TEP_FPM_E_MAX; e++)
+		cb(arg, tep_fpm_err_str(e), true, fpm.c.err[e]);
+}
+
+bool
+tep_fpm_connected(void)
+{
+	return fpm.cfd >= 0;
+}
+
+void
+tep_fpm_stats(struct tep_out *o)
+{
+	char key[64], fmt[80];
+	int e;
+
+	tep_out_open_object(o, "fpm");
+	tep_out_text(o, "fpm:");
+	tep_out_newline(o);
+#define FPM_X(n)							\
+	tep_out_u64(o, "fpm_" #n, "    fpm_" #n " %" PRIu64 "\n", fpm.c.n);
+	FPM_COUNTERS(FPM_X)
+#undef FPM_X
+	/* parse errors: only those seen, like drops */
+	for (e = 1; e < TEP_FPM_E_MAX; e++) {
+		if (fpm.c.err[e] == 0)
+			continue;
+		err_key(e, key, sizeof(key));
+		snprintf(fmt, sizeof(fmt), "    %s %%" PRIu64 "\n", key);
+		tep_out_u64(o, key, fmt, fpm.c.err[e]);
+	}
+	tep_out_close_object(o);
+}
+
+void
+tep_fpm_show(struct tep_out *o)
+{
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+
+	tep_out_bool(o, "enabled", NULL, fpm.enabled);
+	if (!fpm.enabled) {
+		tep_out_text(o, "fpm: off (tepd -P [ADDR:]PORT)");
+		tep_out_newline(o);
+		return;
+	}
+	tep_out_str(o, "listen", NULL, fpm.listen);
+	tep_out_text(o, "fpm: listening on %s", fpm.listen);
+	tep_out_newline(o);
+	tep_out_bool(o, "connected", NULL, fpm.cfd >= 0);
+	if (fpm.cfd >= 0)
+		tep_out_str(o, "peer", "connected: %s", fpm.peer);
+	else
+		tep_out_text(o, "not connected");
+	tep_out_u64(o, "generation", ", generation %" PRIu64, fpm.gen);
+	tep_out_newline(o);
+	tep_out_bool(o, "replay", NULL, fpm.cfd >= 0 && fpm.sweep_due);
+	if (fpm.cfd >= 0 && fpm.sweep_due)
+		tep_out_u64(o, "replay_quiet_ms", "replay under way: quiet for "
+			    "%" PRIu64 " ms", (now - fpm.last_tsc) * 1000 / hz);
+	tep_out_bool(o, "holding", NULL, fpm.cfd < 0 && fpm.hold_due);
+	if (fpm.cfd < 0 && fpm.hold_due)
+		tep_out_u64(o, "held_ms", "routes held since %" PRIu64 " ms",
+			    (now - fpm.gone_tsc) * 1000 / hz);
+	tep_out_newline(o);
+	tep_out_u64(o, "quiet_ms", "quiet %" PRIu64 " ms", fpm.quiet_ms);
+	tep_out_u64(o, "hold_ms", ", hold %" PRIu64 " ms", fpm.hold_ms);
+	tep_out_newline(o);
+	tep_fpm_stats(o);
+}
+
+int
+tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
+{
+	char *end;
+	double s;
+	uint32_t ms;
+
+	errno = 0;
+	s = strtod(value, &end);
+	if (end == value || *end != '\0' || errno != 0 ||
+	    !(s >= 0 && s <= 3600)) {
+		snprintf(err, errlen, "bad time \"%s\" (seconds, 0 to 3600)",
+			 value);
+		return EINVAL;
+	}
+	ms = (uint32_t)(s * 1000 + 0.5);
+	if (strcmp(key, "quiet") == 0) {
+		if (ms == 0) {
+			snprintf(err, errlen, "quiet must be above 0: a sweep "
+				 "before the replay would remove routes zebra "
+				 "still has");
+			return EINVAL;
+		}
+		fpm.quiet_ms = ms;
+	} else if (strcmp(key, "hold") == 0) {
+		fpm.hold_ms = ms;
+	} else {
+		snprintf(err, errlen, "fpm set quiet SECONDS | hold SECONDS");
+		return EINVAL;
+	}
+	return 0;
+}

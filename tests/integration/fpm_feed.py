@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+"""Play zebra's part of FPM (docs/evpn.md) against tepd -P: connect, send
+frames, optionally stay connected, close.
+
+  fpm_feed.py [--addr A] [--port P] [--linger S] [--expect-close S] CMD...
+
+Each CMD is one frame (arguments separated by spaces inside one word or
+several words up to the next ';'):
+  add PREFIX via GW[,GW...] [table N] [vni N]   unicast (multipath if
+                                                several GWs)
+  add PREFIX blackhole|unreachable [table N]
+  evpn PREFIX VTEP [table N]  what zebra 8.4.4 sent for a type-5 route:
+                              proto bgp, ONLINK, RTA_OIF, no VNI; the VTEP
+                              as ::ffff:a.b.c.d for IPv6 prefixes
+  del PREFIX [table N]
+  mac MAC VTEP / macdel MAC VTEP     router MAC (AF_BRIDGE neighbour)
+  bulk N BASE4 via GW [table N]      N /32 routes from BASE4 upwards
+  hex FILE                           every frame of a golden .hex file
+  bad short|nlmsg-len|attr-trunc|nested-past-end|rtnh-past-end|
+      version
+                                     one malformed frame
+  partial                            half a frame, then the end of stream
+--stamp FILE: the time sending began (benchmarks).
+--linger S: stay connected S seconds after the last frame (a replay that
+tepd should see complete). --expect-close S: wait up to S seconds for tepd
+to close the connection; exit 0 if it did, 3 if not.
+"""
+import argparse
+import ipaddress
+import socket
+import struct
+import sys
+import time
+
+RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWNEIGH, RTM_DELNEIGH = 24, 25, 28, 29
+RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_PRIORITY = 1, 4, 5, 6
+RTA_MULTIPATH, RTA_TABLE, RTA_ENCAP_TYPE, RTA_ENCAP = 9, 15, 21, 22
+NDA_DST, NDA_LLADDR, NDA_MASTER = 1, 2, 9
+AF_BRIDGE = 7
+PID = 0x8084c54d	# what zebra put there in one capture: any value
+
+
+def attr(t, data):
+    a = struct.pack("=HH", 4 + len(data), t) + data
+    return a + b"\0" * (-len(a) % 4)
+
+
+def u32(v):
+    return struct.pack("=I", v)
+
+
+def frame(nl_type, flags, body, fix_nlmsg_len=None, fix_fpm_len=None):
+    nlen = 16 + len(body)
+    nl = struct.pack("=IHHII", nlen if fix_nlmsg_len is None else
+                     fix_nlmsg_len, nl_type, flags, 0, PID) + body
+    flen = 4 + len(nl) if fix_fpm_len is None else fix_fpm_len
+    return struct.pack("!BBH", 1, 1, flen) + nl
+
+
+def route(add, prefix, table=254, rtype=1, proto=196, gws=(), vni=None,
+          oif=None, rtm_flags=0, extra=b""):
+    net = ipaddress.ip_network(prefix)
+    fam = 2 if net.version == 4 else 10
+    rtm_table = table if table < 256 else 252
+    body = struct.pack("=BBBBBBBBI", fam, net.prefixlen, 0, 0, rtm_table,
+                       proto, 0, rtype if add else 0, rtm_flags)
+    if net.prefixlen:
+        body += attr(RTA_DST, net.network_address.packed)
+    if table >= 256:
+        body += attr(RTA_TABLE, u32(table))
+    body += attr(RTA_PRIORITY, u32(20))
+    encap = b""
+    if vni is not None:
+        encap = (attr(RTA_ENCAP_TYPE, struct.pack("=H", 100)) +
+                 attr(RTA_ENCAP | 0x8000, attr(0, u32(vni))))
+    if add and len(gws) == 1:
+        body += attr(RTA_GATEWAY, gws[0]) + encap
+        if oif is not None:
+            body += attr(RTA_OIF, u32(oif))
+    elif add and len(gws) > 1:
+        mp = b""
+        for g in gws:
+            inner = attr(RTA_GATEWAY, g) + encap
+            mp += struct.pack("=HBBi", 8 + len(inner), 0, 0, 3) + inner
+        body += attr(RTA_MULTIPATH | 0x8000, mp)
+    body += extra
+    return net, body
+
+
+def gw_bytes(net, gw):
+    a = ipaddress.ip_address(gw)
+    if net.version == 6 and a.version == 4:
+        return b"\0" * 10 + b"\xff\xff" + a.packed	# a VTEP, as zebra
+    return a.packed
+
+
+def opts(words):
+    o = {}
+    i = 0
+    while i < len(words):
+        o[words[i]] = words[i + 1] if i + 1 < len(words) else None
+        i += 2
+    return o
+
+
+def cmd_frames(w):
+    c = w[0]
+    if c == "add":
+        net = ipaddress.ip_network(w[1])
+        o = opts(w[2:]) if w[2] == "via" else opts(w[3:])
+        table = int(o.get("table", 254))
+        if w[2] in ("blackhole", "unreachable"):
+            _, body = route(True, w[1], table,
+                            6 if w[2] == "blackhole" else 7)
+        else:
+            gws = [gw_bytes(net, g) for g in o["via"].split(",")]
+            vni = int(o["vni"]) if "vni" in o else None
+            _, body = route(True, w[1], table, 1, gws=gws, vni=vni,
+                            oif=3)
+        return [frame(RTM_NEWROUTE, 0x0501, body)]
+    if c == "evpn":
+        net = ipaddress.ip_network(w[1])
+        o = opts(w[3:])
+        _, body = route(True, w[1], int(o.get("table", 254)), 1, proto=186,
+                        gws=[gw_bytes(net, w[2])], oif=2, rtm_flags=4)
+        return [frame(RTM_NEWROUTE, 0x0501, body)]
+    if c == "del":
+        o = opts(w[2:])
+        _, body = route(False, w[1], int(o.get("table", 254)))
+        return [frame(RTM_DELROUTE, 0x0401, body)]
+    if c in ("mac", "macdel"):
+        mac = bytes(int(x, 16) for x in w[1].split(":"))
+        vtep = ipaddress.ip_address(w[2]).packed
+        body = struct.pack("=BxxxiHBB", AF_BRIDGE, 3, 2, 0x16, 0)
+        body += attr(NDA_LLADDR, mac) + attr(NDA_DST, vtep) + \
+            attr(NDA_MASTER, u32(2))
+        return [frame(RTM_NEWNEIGH if c == "mac" else RTM_DELNEIGH,
+                      0x0501 if c == "mac" else 0x0001, body)]
+    if c == "bulk":
+        n, base, o = int(w[1]), int(ipaddress.ip_address(w[2])), opts(w[3:])
+        gw = ipaddress.ip_address(o["via"]).packed
+        table = int(o.get("table", 254))
+        out = []
+        for i in range(n):
+            p = ipaddress.ip_address(base + i)
+            _, body = route(True, "%s/32" % p, table, 1, gws=[gw], oif=3)
+            out.append(frame(RTM_NEWROUTE, 0x0501, body))
+        return out
+    if c == "hex":
+        with open(w[1]) as f:
+            return [bytes.fromhex(l.strip()) for l in f
+                    if l.strip() and not l.startswith("#")]
+    if c == "bad":
+        _, body = route(True, "203.0.113.99/32", 254, 1,
+                        gws=[ipaddress.ip_address("198.51.100.2").packed])
+        kind = w[1]
+        if kind == "short":		# FPM length below one nlmsghdr
+            return [struct.pack("!BBH", 1, 1, 12) + b"\0" * 8]
+        if kind == "version":
+            return [b"\x02" + frame(RTM_NEWROUTE, 0x0501, body)[1:]]
+        if kind == "nlmsg-len":	# netlink says 8 bytes more than FPM
+            return [frame(RTM_NEWROUTE, 0x0501, body,
+                          fix_nlmsg_len=16 + len(body) + 8)]
+        if kind == "attr-trunc":	# 2 bytes of an attribute header
+            return [frame(RTM_NEWROUTE, 0x0501, body + b"\x08\x00")]
+        if kind == "nested-past-end":
+            # RTA_ENCAP whose VNI attribute claims 16 bytes, 8 there
+            enc = struct.pack("=HH", 16, 0) + u32(100)
+            _, b2 = route(True, "203.0.113.98/32", 254, 1, gws=[
+                ipaddress.ip_address("198.51.100.2").packed],
+                extra=attr(RTA_ENCAP_TYPE, struct.pack("=H", 100)) +
+                attr(RTA_ENCAP | 0x8000, enc))
+            return [frame(RTM_NEWROUTE, 0x0501, b2)]
+        if kind == "rtnh-past-end":
+            # RTA_MULTIPATH whose one next hop claims 64 bytes
+            mp = struct.pack("=HBBi", 64, 0, 0, 3) + \
+                attr(RTA_GATEWAY, ipaddress.ip_address("198.51.100.2").packed)
+            _, b2 = route(True, "203.0.113.98/32", 254, 1,
+                          extra=attr(RTA_MULTIPATH | 0x8000, mp))
+            return [frame(RTM_NEWROUTE, 0x0501, b2)]
+        raise SystemExit("unknown bad kind " + kind)
+    if c == "partial":
+        _, body = route(True, "203.0.113.97/32", 254, 1,
+                        gws=[ipaddress.ip_address("198.51.100.2").packed])
+        f = frame(RTM_NEWROUTE, 0x0501, body)
+        return [f[:len(f) // 2]]
+    raise SystemExit("unknown command " + c)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--addr", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=2620)
+    ap.add_argument("--linger", type=float, default=0)
+    ap.add_argument("--expect-close", type=float, default=0)
+    ap.add_argument("--stamp", help="write the time (epoch s) sending "
+                    "began to this file")
+    ap.add_argument("cmds", nargs="*")
+    a = ap.parse_args()
+    words = " ".join(a.cmds).split()
+    cmds, cur = [], []
+    for x in words:
+        if x == ";":
+            if cur:
+                cmds.append(cur)
+            cur = []
+        else:
+            cur.append(x)
+    if cur:
+        cmds.append(cur)
+    frames = []
+    for c in cmds:
+        frames += cmd_frames(c)
+    s = socket.create_connection((a.addr, a.port), timeout=10)
+    data = b"".join(frames)
+    if a.stamp:
+        with open(a.stamp, "w") as f:
+            f.write("%.6f\n" % time.time())
+    t0 = time.monotonic()
+    s.sendall(data)
+    print("sent %d frame(s) in %.3f s" % (len(frames), time.monotonic() - t0),
+          file=sys.stderr)
+    rc = 0
+    if a.expect_close:
+        s.settimeout(a.expect_close)
+        try:
+            closed = s.recv(1) == b""
+        except socket.timeout:
+            closed = False
+        except ConnectionResetError:
+            closed = True
+        print("closed by tepd" if closed else "still open", file=sys.stderr)
+        rc = 0 if closed else 3
+    elif a.linger:
+        time.sleep(a.linger)
+    s.close()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

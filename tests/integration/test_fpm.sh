@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# tepd as zebra's FPM server (tepd -P), fed by fpm_feed.py playing zebra:
+# routes appear with proto fpm and go with deletes; a reconnect with a
+# smaller replay sweeps what was not replayed; routes are held after a
+# disconnect, then removed; configured routes survive all of it;
+# malformed frames drop the connection, are counted and logged, and change
+# nothing; traffic follows a route that came from FPM.
+#
+#   ten (192.0.2.10, lo 203.0.113.5) -- [tepd access, vrf red, table 10]
+#                                        [tepd underlay] -- peer (vx0 vni 42,
+#                                                                 vx100 vni 100)
+# EVPN: routes with an on-link VTEP gateway in vrf red (L3VNI 100, as
+# zebra 8.4.4 sends them: no VNI) or with a VXLAN encap go into automatic
+# tunnels, held until the VTEP's router MAC arrives.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SITE_RED_TABLE=10 SITE_EXTRA_CONF="vrf add blue table 20
+	evpn vrf red vni 100" TEPD_ARGS="-P 2620 -M 127.0.0.1:9108" \
+	vxlan_site_setup af_packet 4
+LOG=$WORK/tepd-tepd.sock.log
+FEED="ip netns exec $DP $PY $HERE/fpm_feed.py"
+
+# has VRF PREFIX: the route's proto, or "none"
+has() {
+	$CTL -j route show vrf "$1" | $PY -c 'import json,sys
+d=json.load(sys.stdin)
+r=[x for x in d["routes"] if x["prefix"]==sys.argv[1]]
+print(r[0].get("proto","?") if r else "none")' "$2"
+}
+cnt() { $CTL -j stats | jget "fpm.fpm_$1" 2>/dev/null || echo 0; }
+expect() {	# expect WHAT GOT WANT
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+# wait_for VRF PREFIX PROTO: up to 5 s
+wait_for() {
+	for _ in $(seq 50); do
+		[ "$(has "$1" "$2")" = "$3" ] && return 0
+		sleep 0.1
+	done
+	return 0
+}
+
+$CTL fpm set quiet 1
+$CTL fpm set hold 600
+$CTL route add 198.18.99.0/24 via 198.51.100.2
+$CTL route add 198.18.98.0/24 blackhole
+
+# 1. a first connection (closed right away: its routes are held)
+$FEED add 198.18.10.0/24 via 198.51.100.2 \; \
+	add 198.18.11.0/24 via 198.51.100.2 \; \
+	add 2001:db8:50::/48 blackhole \; \
+	add 203.0.113.0/26 via 192.0.2.10 table 10 \; \
+	add 198.18.20.0/24 unreachable table 20 \; \
+	add 198.18.30.0/24 via 198.51.100.2,198.51.100.3 \; \
+	add 198.18.40.0/24 via 198.51.100.2 table 77 \; \
+	add 198.18.50.0/24 via 203.0.113.77 \; \
+	add 198.18.98.0/24 via 198.51.100.2 \; \
+	del 198.18.99.0/24
+wait_for default 198.18.30.0/24 fpm
+expect "gateway route, default vrf" "$(has default 198.18.10.0/24)" fpm
+expect "blackhole route, IPv6" "$(has default 2001:db8:50::/48)" fpm
+expect "route for table 10 in vrf red" "$(has red 203.0.113.0/26)" fpm
+expect "unreachable route for table 20 in vrf blue" "$(has blue 198.18.20.0/24)" fpm
+expect "multipath route, first next hop" "$(has default 198.18.30.0/24)" fpm
+expect "multipath counted" "$(cnt ecmp_truncated)" 1
+expect "unknown table skipped" "$(cnt routes_no_vrf)" 1
+grep -q "tepd: fpm: routes for table 77 skipped" "$LOG" &&
+	ok "unknown table logged" || fail "no log line for table 77"
+expect "unresolvable gateway skipped" "$(has default 198.18.50.0/24)" none
+expect "unresolvable gateway counted" "$(cnt routes_unresolved)" 1
+expect "static route not replaced by fpm" "$(has default 198.18.98.0/24)" static
+expect "static route not deleted by fpm" "$(has default 198.18.99.0/24)" static
+expect "static kept counted" "$(cnt routes_static_kept)" 1
+expect "static delete refused counted" "$(cnt route_del_not_fpm)" 1
+text=$($CTL route show)
+if grep -q "198.18.10.0/24 via 198.51.100.2 dev net_af_packet1 proto fpm" <<<"$text" &&
+   grep -q "^198.18.99.0/24 via 198.51.100.2 dev net_af_packet1$" <<<"$text"; then
+	ok "route show: proto fpm in text, static routes as before"
+else
+	fail "route show text: $text"
+fi
+$CTL -j route show | grep -q '"proto": *"fpm"' && ok "JSON proto" ||
+	fail "no \"proto\": \"fpm\" in JSON"
+
+# 2. traffic follows the FPM route: peer -> tunnel -> vrf red -> FPM
+# route 203.0.113.0/26 via the tenant -> tenant's 203.0.113.5
+ip -n "$TEN" addr add 203.0.113.5/32 dev lo
+ip -n "$PEER" route add 203.0.113.0/26 via 198.18.0.1 dev vx0
+if ip netns exec "$PEER" ping -c 3 -i 0.2 -W 2 203.0.113.5 >"$WORK/ping" 2>&1 ||
+   ip netns exec "$PEER" ping -c 3 -i 0.2 -W 2 203.0.113.5 >"$WORK/ping" 2>&1; then
+	ok "ping through the tunnel along an FPM route"
+else
+	fail "ping 203.0.113.5 along the FPM route"; cat "$WORK/ping"
+fi
+
+# 3. still held (hold 600 s), then a reconnect replays less: a delete
+# while connected, then the sweep after 1 s of quiet
+expect "routes held after the disconnect" "$(has blue 198.18.20.0/24)" fpm
+$FEED --linger 3 add 198.18.10.0/24 via 198.51.100.2 \; \
+	add 203.0.113.0/26 via 192.0.2.10 table 10 \; \
+	add 198.18.30.0/24 via 198.51.100.2 \; \
+	del 198.18.30.0/24 &
+fpid=$!
+wait_for default 198.18.30.0/24 none
+expect "fpm delete removes the route" "$(has default 198.18.30.0/24)" none
+expect "not yet swept during the replay" "$(has default 198.18.11.0/24)" fpm
+wait $fpid
+expect "replayed route kept" "$(has default 198.18.10.0/24)" fpm
+expect "replayed route in vrf red kept" "$(has red 203.0.113.0/26)" fpm
+expect "unreplayed route swept" "$(has default 198.18.11.0/24)" none
+expect "unreplayed IPv6 route swept" "$(has default 2001:db8:50::/48)" none
+expect "unreplayed route in vrf blue swept" "$(has blue 198.18.20.0/24)" none
+expect "static routes survive the sweep" \
+	"$(has default 198.18.99.0/24) $(has default 198.18.98.0/24)" "static static"
+expect "swept count" "$(cnt routes_swept)" 3
+grep -q "replay complete: 3 stale route(s) removed" "$LOG" &&
+	ok "sweep logged" || fail "no sweep log line"
+
+# 4. malformed frames: the valid frame before stays, the bad one is not
+# installed, the connection is dropped, counted and logged
+before=$($CTL -j route show)
+n=1
+for kind in short:"frame length below minimum" \
+	    nlmsg-len:"nlmsg_len disagrees with frame length" \
+	    attr-trunc:"truncated attribute header" \
+	    nested-past-end:"nested attribute past end" \
+	    rtnh-past-end:"next hop past end" \
+	    version:"bad version" \
+	    partial:"incomplete frame"; do
+	k=${kind%%:*} name=${kind#*:}
+	key=fpm_err_$(tr -c 'a-z0-9\n' _ <<<"$name")
+	if [ "$k" = partial ]; then
+		$FEED add 198.18.10.0/24 via 198.51.100.2 \; partial
+		sleep 0.3
+		res=0
+	else
+		res=0
+		$FEED --expect-close 3 add 198.18.10.0/24 via 198.51.100.2 \; \
+			bad "$k" 2>/dev/null || res=$?
+	fi
+	got=$($CTL -j stats | jget "fpm.$key" 2>/dev/null || echo 0)
+	if [ "$res" = 0 ] && [ "$got" = 1 ] &&
+	   grep -q "tepd: fpm: $name at frame 2, dropping the connection" "$LOG" &&
+	   [ "$(has default 203.0.113.99/32)$(has default 203.0.113.98/32)$(has default 203.0.113.97/32)" = nonenonenone ] &&
+	   [ "$($CTL -j route show)" = "$before" ]; then
+		ok "malformed ($k): dropped, $key=1, logged, RIB unchanged"
+	else
+		fail "malformed ($k): closed rc=$res $key=$got"
+		grep "tepd: fpm:" "$LOG" | tail -3
+	fi
+	n=$((n + 1))
+done
+expect "drops counted" "$(cnt conn_dropped)" 7
+
+# one client at a time: a new connection replaces the current one (both
+# close before the quiet period, so nothing is swept)
+$FEED --expect-close 3 add 198.18.10.0/24 via 198.51.100.2 2>/dev/null &
+fpid=$!
+sleep 0.3
+$FEED add 198.18.10.0/24 via 198.51.100.2
+rc=0
+wait $fpid || rc=$?
+if [ "$rc" = 0 ] && [ "$(cnt conn_replaced)" = 1 ] &&
+   grep -q "closed: replaced by a new connection" "$LOG" &&
+   [ "$(has default 198.18.10.0/24) $(has red 203.0.113.0/26)" = "fpm fpm" ]; then
+	ok "a second connection replaces the first (closed, counted, logged)"
+else
+	fail "replacement: first closed rc=$rc, replaced=$(cnt conn_replaced)"
+fi
+
+# 5. EVPN. Routes before their VTEP's router MAC are held; the MAC
+# releases them into an automatic tunnel; deletes release the tunnel.
+ip -n "$PEER" link add vx100 type vxlan id 100 remote 198.51.100.1 \
+	local 198.51.100.2 dstport 4789 udpcsum
+ip -n "$PEER" link set vx100 address 02:00:00:00:01:00 up
+ip -n "$PEER" addr add 198.18.100.2/24 dev vx100
+ip -n "$PEER" route add 203.0.113.5/32 via 198.18.100.1 dev vx100
+TUN=evpn-red-198.51.100.2-100
+$FEED evpn 198.18.100.0/24 198.51.100.2 table 10 \; \
+	evpn 2001:db8:100::/48 198.51.100.2 table 10
+sleep 0.3
+expect "evpn routes held without a router MAC" \
+	"$(has red 198.18.100.0/24) $(cnt evpn_pending) $($CTL -j evpn show | jget pending)" "none 2 2"
+$FEED mac 02:00:00:00:01:00 198.51.100.2
+wait_for red 198.18.100.0/24 fpm
+expect "router MAC releases them" \
+	"$(has red 198.18.100.0/24) $(has red 2001:db8:100::/48) $($CTL -j evpn show | jget pending)" "fpm fpm 0"
+if $CTL -j tunnel show "$TUN" >"$WORK/tun" 2>&1 &&
+   grep -q '02:00:00:00:01:00' "$WORK/tun" && grep -q '"vni": *100' "$WORK/tun" &&
+   $CTL route show vrf red | grep -q "^198.18.100.0/24 tunnel $TUN proto fpm"; then
+	ok "tunnel $TUN made, inner-dmac the router MAC, route into it"
+else
+	fail "evpn tunnel: $(cat "$WORK/tun")"; $CTL route show vrf red
+fi
+if ip netns exec "$TEN" ping -c 3 -i 0.2 -W 2 -I 203.0.113.5 198.18.100.2 >"$WORK/ping5" 2>&1 ||
+   ip netns exec "$TEN" ping -c 3 -i 0.2 -W 2 -I 203.0.113.5 198.18.100.2 >"$WORK/ping5" 2>&1; then
+	ok "ping through the EVPN tunnel (kernel vxlan vni 100)"
+else
+	fail "ping through the EVPN tunnel"; cat "$WORK/ping5"
+fi
+# a route with a VXLAN encap names its VNI itself
+$FEED add 198.18.101.0/24 via 198.51.100.2 vni 101 table 10
+wait_for red 198.18.101.0/24 fpm
+$CTL route show vrf red | grep -q "^198.18.101.0/24 tunnel evpn-red-198.51.100.2-101 proto fpm" &&
+	ok "route with VXLAN encap: tunnel per VNI" ||
+	{ fail "encap route"; $CTL route show vrf red; }
+# the MAC withdrawn while routes use it: they stay (zebra 8.4.4 did that)
+$FEED macdel 02:00:00:00:01:00 198.51.100.2 \; \
+	del 198.18.100.0/24 table 10
+sleep 0.3
+expect "tunnel stays while a route uses it" \
+	"$(has red 198.18.100.0/24) $(has red 2001:db8:100::/48) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo yes)" "none fpm yes"
+$FEED del 2001:db8:100::/48 table 10 \; del 198.18.101.0/24 table 10
+sleep 0.3
+if ! $CTL tunnel show "$TUN" >/dev/null 2>&1 &&
+   ! $CTL tunnel show evpn-red-198.51.100.2-101 >/dev/null 2>&1; then
+	ok "tunnels deleted with their last route"
+else
+	fail "evpn tunnels left: $($CTL tunnel show)"
+fi
+expect "evpn counters" "$(cnt evpn_tunnels_created) $(cnt evpn_tunnels_deleted)" "2 2"
+# over a configured route: not applied, and no tunnel made for it
+$CTL route add 198.18.103.0/24 vrf red blackhole
+$FEED mac 02:00:00:00:01:00 198.51.100.2 \; evpn 198.18.103.0/24 198.51.100.2 table 10
+sleep 0.3
+expect "evpn route over a configured one: not applied, no tunnel made" \
+	"$(has red 198.18.103.0/24) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo made)" "static "
+$CTL route del 198.18.103.0/24 vrf red
+# the MAC is known again, from a tunnel-less state: a route re-made
+$FEED mac 02:00:00:00:01:00 198.51.100.2 \; evpn 198.18.102.0/24 198.51.100.2 table 10
+wait_for red 198.18.102.0/24 fpm
+expect "evpn route after the MAC" "$(has red 198.18.102.0/24)" fpm
+
+# 6. zebra gone for good: after the hold time every FPM route goes, and
+# configured ones stay
+$CTL fpm set hold 1
+$FEED add 198.18.12.0/24 via 198.51.100.2
+wait_for default 198.18.12.0/24 fpm
+sleep 0.5
+expect "held right after the disconnect" "$(has default 198.18.12.0/24)" fpm
+wait_for default 198.18.12.0/24 none
+expect "removed after the hold time" \
+	"$(has default 198.18.12.0/24) $(has default 198.18.10.0/24) $(has red 203.0.113.0/26)" \
+	"none none none"
+expect "static routes survive the hold timeout" \
+	"$(has default 198.18.99.0/24) $(has default 198.18.98.0/24)" "static static"
+expect "evpn route and tunnel gone after the hold time" \
+	"$(has red 198.18.102.0/24) $($CTL tunnel show "$TUN" >/dev/null 2>&1 && echo left)" "none "
+
+# 7. frames a real zebra 8.4.4 sent (tests/golden/fpm): EVPN type-5
+# routes of VRF red came with table 254 (netns VRF backend), so here they
+# land in the default VRF, given L3VNI 100 there (taken from red: one
+# VRF per VNI)
+G=$HERE/../golden/fpm
+$CTL fpm set hold 600
+$CTL evpn vrf red vni 0
+$CTL evpn vrf default vni 100
+GT=evpn-default-192.0.2.2-100
+$FEED hex "$G/connected.hex" \; hex "$G/static4.hex" \; hex "$G/blackhole.hex" \; \
+	hex "$G/evpn4.hex" \; hex "$G/evpn6.hex"
+wait_for default 2001:db8:500::/48 fpm
+got="$(has default 198.51.100.128/25) $(has default 198.51.100.192/26) $(has default 2001:db8:300::/48) $(has default 203.0.113.0/24)"
+if [ "$got" = "fpm fpm fpm fpm" ] &&
+   $CTL route show | grep -q "^203.0.113.0/24 tunnel $GT proto fpm" &&
+   $CTL route show | grep -q "^2001:db8:500::/48 tunnel $GT proto fpm" &&
+   $CTL -j tunnel show "$GT" | grep -q '02:00:00:00:02:02'; then
+	ok "zebra's frames: blackhole/reject routes, EVPN v4 and v6 into $GT with r2's router MAC"
+else
+	fail "zebra's frames: $got"; $CTL route show
+fi
+$FEED hex "$G/evpndel4.hex"
+sleep 0.3
+expect "zebra's EVPN v4 withdrawal (with its router MAC): v6 route and tunnel stay" \
+	"$(has default 203.0.113.0/24) $(has default 2001:db8:500::/48) $($CTL tunnel show "$GT" >/dev/null 2>&1 && echo yes)" "none fpm yes"
+$FEED hex "$G/evpndel6.hex"
+sleep 0.3
+expect "zebra's EVPN v6 withdrawal: route and tunnel gone" \
+	"$(has default 2001:db8:500::/48) $($CTL tunnel show "$GT" >/dev/null 2>&1 && echo left)" "none "
+$CTL evpn vrf default vni 0
+$CTL evpn vrf red vni 100
+
+# 8. bad settings are refused and change nothing
+if ! $CTL fpm set quiet 0 2>/dev/null && ! $CTL fpm set hold x 2>/dev/null &&
+   $CTL -j fpm show | grep -q '"quiet_ms": *1000'; then
+	ok "fpm set refuses bad values"
+else
+	fail "fpm set accepted a bad value"
+fi
+if ! $CTL evpn vrf red vni 16777216 2>/dev/null &&
+   ! $CTL evpn vrf blue vni 100 2>/dev/null && ! $CTL evpn local x 2>/dev/null &&
+   ! $CTL evpn vrf nosuch vni 5 2>/dev/null &&
+   [ "$($CTL -j evpn show | jget l3vnis.0.vni)" = 100 ]; then
+	ok "evpn commands refuse bad values"
+else
+	fail "evpn command accepted a bad value"
+fi
+$CTL fpm show >"$WORK/show" && grep -q "listening on 2620" "$WORK/show" &&
+	ok "fpm show" || { fail "fpm show"; cat "$WORK/show"; }
+
+# 9. /metrics has the FPM counters, and the page is valid
+ip netns exec "$DP" $PY -c 'import urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:9108/metrics").read().decode())' \
+	>"$WORK/metrics.txt"
+if grep -qx 'tepd_fpm_parse_errors_total{error="bad version"} 1' "$WORK/metrics.txt" &&
+   grep -qx 'tepd_fpm_events_total{event="conn_dropped"} 7' "$WORK/metrics.txt" &&
+   grep -qx 'tepd_fpm_connected 0' "$WORK/metrics.txt" &&
+   { ! command -v promtool >/dev/null ||
+     promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool" 2>&1; }; then
+	ok "/metrics: tepd_fpm_events_total, tepd_fpm_parse_errors_total, tepd_fpm_connected"
+else
+	fail "/metrics fpm: $(grep fpm "$WORK/metrics.txt" | head -5) $(cat "$WORK/promtool" 2>/dev/null)"
+fi
+
+# 10. a bad -P stops tepd at start, saying why
+: >"$WORK/empty.conf"
+for arg in "nonsense:expected [ADDR:]PORT" "2620:cannot listen (Address already in use)"; do
+	p=${arg%%:*} want=${arg#*:} rc=0
+	timeout 20 ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
+		--file-prefix "tep${TAG}p$p" --vdev=net_null0 -- -s "$WORK/p.sock" \
+		-f "$WORK/empty.conf" -P "$p" >"$WORK/p.log" 2>&1 || rc=$?
+	if [ "$rc" = 1 ] && grep -qF "tepd: -P $p: $want" "$WORK/p.log"; then
+		ok "tepd -P $p refused: $(grep -F 'tepd: -P' "$WORK/p.log")"
+	else
+		fail "tepd -P $p: exit $rc: $(tail -n 2 "$WORK/p.log")"
+	fi
+done
+
+finish
