@@ -422,6 +422,34 @@ fail:
 	return -ENOSPC;
 }
 
+/*
+ * Point prefix addr/depth of VRF v at next hop idx (a new prefix, or one
+ * rewritten in place). On failure the reference to idx is given back and
+ * the error is said in err.
+ */
+static int
+fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
+	  const uint8_t *addr, uint8_t depth, uint32_t idx, char *err,
+	  size_t errlen)
+{
+	int ret;
+
+	if (family == 4) {
+		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
+	} else {
+		ret = rte_fib6_add(v->fib6, addr, depth, idx);
+		if (ret == -ENOSPC && fib6_rebuild(r, v) == 0)
+			ret = rte_fib6_add(v->fib6, addr, depth, idx);
+	}
+	if (ret >= 0)
+		return 0;
+	nh_put(r, idx);
+	return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
+		    "vrf \"%s\": %s", v->name,
+		    -ret == ENOSPC ? "FIB full (routes or tbl8 groups)" :
+				     strerror(-ret));
+}
+
 int
 tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 	      const uint8_t *addr, uint8_t depth, const struct tep_nh *nh,
@@ -446,20 +474,9 @@ tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 	if (idx == TEP_NH_NONE)
 		return fail(err, errlen, ENOSPC, "out of next hops (%u)",
 			    TEP_NH_MAX);
-	if (family == 4)
-		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
-	else {
-		ret = rte_fib6_add(v->fib6, addr, depth, idx);
-		if (ret == -ENOSPC && fib6_rebuild(r, v) == 0)
-			ret = rte_fib6_add(v->fib6, addr, depth, idx);
-	}
-	if (ret < 0) {
-		nh_put(r, idx);
-		return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
-			    "vrf \"%s\": %s", v->name,
-			    -ret == ENOSPC ? "FIB full (routes or tbl8 groups)"
-					   : strerror(-ret));
-	}
+	ret = fib_write(r, v, family, addr, depth, idx, err, errlen);
+	if (ret != 0)
+		return ret;
 	if (family == 4)
 		v->routes4++;
 	else
@@ -493,20 +510,9 @@ tep_route_replace(struct tep_rib *r, uint16_t vrf, int family,
 		return 0;
 	}
 	/* rte_fib_add on an existing prefix rewrites its entries in place */
-	if (family == 4)
-		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
-	else {
-		ret = rte_fib6_add(v->fib6, addr, depth, idx);
-		if (ret == -ENOSPC && fib6_rebuild(r, v) == 0)
-			ret = rte_fib6_add(v->fib6, addr, depth, idx);
-	}
-	if (ret < 0) {
-		nh_put(r, idx);
-		return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
-			    "vrf \"%s\": %s", v->name,
-			    -ret == ENOSPC ? "FIB full (tbl8 groups)"
-					   : strerror(-ret));
-	}
+	ret = fib_write(r, v, family, addr, depth, idx, err, errlen);
+	if (ret != 0)
+		return ret;
 	nh_put(r, (uint32_t)old);
 	return 0;
 }
