@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * The datapath: what a worker lcore does to a burst, one stage a file, in
+ * packet order:
+ *
+ *   rx.c       dp_rx_port()   RX burst, L2 filter, chain pull-up,
+ *              dp_classify()  IP header checks, ARP/ND punt, VRF + family
+ *   lookup.c   dp_route()     one rte_fib*_lookup_bulk per (VRF, family)
+ *                             group, then each packet to its next hop:
+ *   decap.c    dp_decap()       for us from the underlay: tunnel stripped,
+ *                               back to lookup in the tunnel's VRF
+ *   encap.c    dp_encap()       into a tunnel (outer checksum by LCO)
+ *   forward.c  dp_forward()     out of a local port to a neighbour
+ *   segment.c  dp_too_big()     fragment, or "too big" to the control thread
+ *              dp_gso_dispatch() a guest's TCP super-packet into segments
+ *   punt.c     dp_punt()        to the control thread, policed
+ *   tx.c       dp_tx_flush()  drivers/ tx-prepare, PMD prepare, TX burst
+ *   worker.c   tep_worker_main(): the poll loop
+ *
+ * Nothing here allocates, locks or writes shared state other than this
+ * lcore's counters; control-plane work is punted on a ring.
+ */
+
+#ifndef TEPD_DATAPATH_H
+#define TEPD_DATAPATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "tep_bytes.h"
+#include "tep_csum.h"
+#include "tepd.h"
+
+struct txbuf {
+	uint16_t n;
+	struct rte_mbuf *m[TEP_BURST * 2];
+};
+
+/* Per worker, cached egress of each tunnel's remote on the underlay. */
+struct tun_egress {
+	uint32_t gen;
+	uint16_t port;
+	uint64_t dmac;
+};
+
+#define THROTTLE_WORDS	64	/* 4096 bits */
+
+struct worker {
+	unsigned int idx;		/* queue index and RCU thread id */
+	/* Punt policing: a bucket per (reason, VRF), and for neighbour
+	 * work a throttle of one punt per (source, type, target) per
+	 * millisecond: a bit per hashed key, all cleared (and the hash
+	 * reseeded) every millisecond, as VPP throttles ARP. */
+	struct tep_rate punt_rate[TEP_PUNT_MAX][TEP_VRF_MAX];
+	uint64_t punt_interval, punt_burst_tsc, throttle_period;
+	uint64_t throttle_epoch, throttle_seed;
+	uint64_t throttle[THROTTLE_WORDS];
+	uint16_t vrf;			/* VRF of the packets being handled */
+	uint32_t src_tunnel;		/* the tunnel the packet came out of,
+					 * or TEP_NO_TUNNEL (for ICMP errors) */
+	struct tep_lcore_cnt *cnt;
+	uint16_t ip_id;
+	struct txbuf tx[TEP_PORTS_MAX];
+	struct tun_egress egress[TEP_TUNNELS_MAX];
+};
+
+void dp_punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
+	     int family);
+void dp_tx_flush(struct worker *w, uint16_t port);
+
+/*
+ * Per-packet state lives in locals and w->vrf, not in the mbuf's private
+ * area: that is a cache line the PMD never touched, and reading or writing
+ * it for every packet cost a quarter of the worker's time. Only punted
+ * packets carry state in it, for the control thread.
+ */
+static inline void
+dp_drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
+{
+	w->cnt->port[tep_cnt_port_of(m)].drop[r]++;
+	w->cnt->vrf[w->vrf].drop[r]++;
+	rte_pktmbuf_free(m);
+}
+
+static inline void
+dp_tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct txbuf *b = &w->tx[port];
+
+	b->m[b->n++] = m;
+	/* A burst of guest super-packets becomes hundreds of segments. */
+	if (unlikely(b->n == RTE_DIM(b->m)))
+		dp_tx_flush(w, port);
+}
+
+static inline uint64_t
+mac_to_u64(const struct rte_ether_addr *a)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, a->addr_bytes, 6);
+	return v;
+}
+
+static inline void
+set_macs(uint8_t *eth, uint64_t dst, const struct rte_ether_addr *src)
+{
+	memcpy(eth, &dst, 6);
+	memcpy(eth + 6, src->addr_bytes, 6);
+}
+
+/*
+ * Is an Ethernet frame for us: our MAC (own, as mac_to_u64() packs it),
+ * broadcast, or an IPv6 group tepd uses (all-nodes 33:33:00:00:00:01,
+ * solicited-node 33:33:ff:xx:xx:xx; ND checks the target itself)?
+ */
+static inline bool
+l2_for_us(const uint8_t *eth, uint64_t own)
+{
+	uint64_t dst = 0;
+
+	memcpy(&dst, eth, 6);
+	if (likely(dst == own))
+		return true;
+	if (!(eth[0] & 1))
+		return false;
+	return dst == 0xffffffffffffull ||
+	       (eth[0] == 0x33 && eth[1] == 0x33 &&
+		(eth[2] == 0xff ||
+		 (eth[2] == 0 && eth[3] == 0 && eth[4] == 0 && eth[5] == 1)));
+}
+
+/* Decrement TTL / hop limit; false when it expired (packet punted). */
+static inline bool
+dp_ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
+{
+	if (family == 4) {
+		/* TTL is the first byte of the TTL/protocol word: in host
+		 * order that is its low byte on little-endian CPUs. */
+		const uint16_t ttl_one = RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN ?
+					 0x0001 : 0x0100;
+		uint16_t old, neu;
+
+		if (ip[8] <= 1) {
+			/* Counted as a drop; the control thread answers it. */
+			w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TTL_EXCEEDED]++;
+			dp_punt(w, m, TEP_PUNT_TTL, 4);
+			return false;
+		}
+		/* One 16-bit load and store: a byte store followed by a
+		 * word load of the same bytes stalls store forwarding. */
+		memcpy(&old, ip + 8, 2);
+		neu = (uint16_t)(old - ttl_one);
+		memcpy(ip + 8, &neu, 2);
+		tep_wr_csum(ip + 10, tep_csum_replace16(tep_rd_csum(ip + 10),
+							old, neu));
+		return true;
+	}
+	if (ip[7] <= 1) {
+		w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TTL_EXCEEDED]++;
+		dp_punt(w, m, TEP_PUNT_TTL, 6);
+		return false;
+	}
+	ip[7]--;
+	return true;
+}
+
+void dp_ctl_tx_drain(struct worker *w);
+uint16_t dp_rx_port(struct worker *w, uint16_t port);
+int dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated);
+void dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
+	      const uint8_t *fams, const uint32_t *tuns, uint16_t n,
+	      bool decapsulated);
+int dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf,
+	     uint32_t *tun);
+void dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	      int family);
+void dp_tunnel_answer(struct worker *w, struct rte_mbuf *m,
+		      const struct tep_tunnel *t, uint32_t len);
+void dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+		int family);
+void dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+		const uint8_t *ip, int family, uint32_t mtu);
+void dp_gso_dispatch(struct worker *w, struct rte_mbuf *m,
+		     const struct tep_nh *nh, int family);
+
+#endif /* TEPD_DATAPATH_H */

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Decapsulation: a packet for one of our underlay addresses is parsed as a
+ * tunnel packet (lib/proto), its outer checksum verified (by the NIC's
+ * verdict, the parser, or a walk over a chain), its tunnel found, and it
+ * leaves as an Ethernet frame in the tunnel's VRF.
+ */
+
+#include <rte_hash.h>
+
+#include "tep_csum_mbuf.h"
+#include "tep_rxcsum.h"
+#include "datapath.h"
+
+/* Inner TCP/UDP checksum right, from the good outer one (d parsed buf)? */
+static bool
+inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
+{
+	const uint8_t *ip = buf + d->inner_off +
+			    (d->inner_proto == TEP_ETH_P_TEB ? 14 : 0);
+	uint32_t end = (uint32_t)d->l4_off + d->l4_len;
+	uint32_t ipoff = (uint32_t)(ip - buf), l3_len, tot;
+	uint8_t proto;
+
+	if (ipoff + 40 > end || ipoff + 40 > d->hdr_room)
+		return false;
+	if ((ip[0] >> 4) == 4) {
+		l3_len = (ip[0] & 0xfu) * 4u;
+		tot = tep_rd16(ip + 2);
+		proto = ip[9];
+		if (l3_len < 20 || (tep_rd16(ip + 6) & 0x3fff))
+			return false;
+	} else if ((ip[0] >> 4) == 6) {
+		l3_len = 40;
+		tot = 40u + tep_rd16(ip + 4);
+		proto = ip[6];
+	} else {
+		return false;
+	}
+	/* The derivation covers up to the end of the outer datagram. */
+	if (ipoff + tot != end || (proto != 6 && proto != 17) ||
+	    tot < l3_len + 8)
+		return false;
+	if (proto == 17 && (ip[0] >> 4) == 4 && tep_rd16(ip + l3_len + 6) == 0)
+		return false;
+	return tep_inner_csum_derive(buf, d, ipoff + l3_len,
+		(ip[0] >> 4) == 4 ?
+		tep_ipv4_phdr_sum(ip + 12, ip + 16, proto,
+				  (uint16_t)(tot - l3_len)) :
+		tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, tot - l3_len));
+}
+
+/*
+ * ARP or a neighbour solicitation from the far end of an Ethernet tunnel
+ * (m holds the inner frame): answered back through the tunnel with the
+ * tunnel's overlay MAC (lib/proto/tep_proxy.c says why). True when m was
+ * consumed.
+ */
+static bool
+tunnel_proxy(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
+	     uint16_t et)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t n;
+
+	if (et == 0x0806)
+		n = tep_proxy_arp(f, m->data_len, t->inner_smac.addr_bytes);
+	else if (m->data_len >= 14 + 40 + 1 && f[14 + 6] == 58 &&
+		 f[14 + 40] == 135)
+		n = tep_proxy_nd(f, m->data_len,
+				 m->data_len + rte_pktmbuf_tailroom(m),
+				 t->inner_smac.addr_bytes);
+	else
+		return false;
+	if (n == 0)
+		return false;
+	w->cnt->tun[t->id].decap++;
+	w->cnt->tun[t->id].proxy_answers++;
+	dp_tunnel_answer(w, m, t, n);
+	return true;
+}
+
+/*
+ * A packet for one of our underlay addresses: a tunnel packet is stripped
+ * down to an Ethernet frame carrying the inner IP packet, bound to its
+ * tunnel's VRF (returns 1). 0: not a tunnel packet (punt it); -1: dropped.
+ */
+int
+dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	/* The parsers read the first segment only (a chain's headers are
+	 * there: rx pulled them up); lengths are the whole packet's. */
+	uint32_t len = m->data_len;
+	const struct tep_tunnel *t;
+	struct tep_rxcsum rv;
+	struct tep_tun_key k;
+	struct tep_decap d;
+	enum tep_reason r;
+	unsigned int pflags;
+	void *data;
+	uint8_t type;
+
+	/* Which header the PMD's checksum flags speak of: on a tunnel the
+	 * NIC parsed, RX_L4 is the inner one (drivers/tep_rxcsum.h). Only a
+	 * PMD that verified the outer UDP checksum saves us its sum; a BAD
+	 * verdict is left to our own sum to confirm. */
+	tep_rxcsum_get(m->ol_flags, m->packet_type, &rv);
+	pflags = tep_rxcsum_parse_flags(&rv);
+	r = tep_parse_outer_seg(buf, len, m->pkt_len, pflags, &d);
+	if (r != TEP_R_OK) {
+		dp_drop(w, m, r);
+		return -1;
+	}
+	if (d.l4_proto == 17) {
+		type = tep.udp_tun_type[d.dport];
+		switch (type) {
+		case TEP_TUN_VXLAN:
+			r = tep_parse_vxlan(buf, len, &d);
+			break;
+		case TEP_TUN_GENEVE:
+			r = tep_parse_geneve(buf, len, &d);
+			break;
+		case TEP_TUN_FOU:
+			r = d.tun_off < len ?
+			    tep_parse_fou(buf, len, (buf[d.tun_off] >> 4) == 6 ?
+					  41 : 4, &d) : TEP_R_TRUNCATED;
+			break;
+		case TEP_TUN_GUE:
+			r = tep_parse_gue(buf, len, &d);
+			break;
+		default:
+			return 0;	/* UDP to us, not a tunnel port */
+		}
+	} else {
+		/* No PMD verifies a GRE checksum. */
+		r = tep_parse_gre(buf, len, TEP_PARSE_VERIFY_CSUM, &d);
+	}
+	if (r != TEP_R_OK) {
+		dp_drop(w, m, r);
+		return -1;
+	}
+	/* A chain's outer datagram runs past the first segment: the
+	 * parsers left its checksum to a walk over the segments. */
+	if (unlikely(d.csum_present && !d.csum_verified &&
+		     ((pflags & TEP_PARSE_VERIFY_CSUM) ||
+		      d.l4_proto != 17))) {
+		uint32_t sum = d.l4_proto == 17 ?
+			       tep_decap_outer_phdr(buf, &d) : 0;
+
+		if (tep_csum_mbuf(m, d.l4_off, d.l4_len, &sum) < 0 ||
+		    tep_csum_fold(sum) != 0xffff) {
+			dp_drop(w, m, TEP_R_BAD_OUTER_CSUM);
+			return -1;
+		}
+		d.csum_verified = 1;
+	}
+	if (d.oam) {
+		dp_drop(w, m, TEP_R_OAM);
+		return -1;
+	}
+
+	memset(&k, 0, sizeof(k));
+	k.type = d.type;
+	k.v6 = d.outer_v6;
+	k.vni = d.has_vni ? d.vni : 0;
+	memcpy(k.remote, buf + d.src_off, d.outer_v6 ? 16 : 4);
+	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) < 0 ||
+	    (t = __atomic_load_n(&tep.tunnel[(uintptr_t)data],
+				 __ATOMIC_ACQUIRE)) == NULL) {
+		dp_drop(w, m, TEP_R_NO_TUNNEL);
+		return -1;
+	}
+	if (d.has_rco) {
+		/* RCO relies on the outer checksum being known good. */
+		if (!tep_rxcsum_outer_verified(&rv, &d) ||
+		    tep_gue_rco_apply(buf, &d) != TEP_R_OK) {
+			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
+			dp_drop(w, m, TEP_R_BAD_RCO);
+			return -1;
+		}
+	}
+
+	if (d.inner_proto == TEP_ETH_P_TEB) {
+		uint16_t et;
+
+		if (unlikely(d.inner_off + 14u > len)) {
+			dp_drop(w, m, TEP_R_HDR_SPLIT);
+			return -1;
+		}
+		et = tep_rd16(buf + d.inner_off + 12);
+
+		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6 &&
+		    et != 0x0806) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
+			dp_drop(w, m, TEP_R_NOT_ROUTABLE);
+			return -1;
+		}
+		/* The far end addresses us by the tunnel's overlay MAC
+		 * (or broadcasts an ARP/ND query the proxy answers). */
+		if (!l2_for_us(buf + d.inner_off, mac_to_u64(&t->inner_smac))) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_FOR_US]++;
+			dp_drop(w, m, TEP_R_NOT_FOR_US);
+			return -1;
+		}
+		rte_pktmbuf_adj(m, d.inner_off);
+		if (et != TEP_ETH_P_IPV4 && tunnel_proxy(w, m, t, et))
+			return -1;
+		if (et == 0x0806) {
+			w->cnt->tun[t->id].drop[TEP_R_TUNNEL_ND]++;
+			dp_drop(w, m, TEP_R_TUNNEL_ND);
+			return -1;
+		}
+	} else {
+		/* Keep 14 bytes in front of the inner IP header as its
+		 * Ethernet header, so both kinds look alike from here on. */
+		rte_pktmbuf_adj(m, (uint16_t)(d.inner_off - 14));
+		tep_wr16(rte_pktmbuf_mtod(m, uint8_t *) + 12, d.inner_proto);
+	}
+	/* No Rx checksum flag of the outer packet holds for the inner one.
+	 * The inner checksum is known good when the NIC checked it, or from
+	 * headers alone when the outer UDP checksum was verified (a guest
+	 * behind vhost-user is then spared its own check). A bad one is
+	 * not dropped: end hosts check their own checksums. */
+	m->ol_flags &= ~TEP_RXCSUM_FLAGS;
+	if (tep_rxcsum_inner_good(&rv, &d) ||
+	    (tep_rxcsum_outer_verified(&rv, &d) && inner_csum_good(buf, &d))) {
+		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		w->cnt->tun[t->id].decap_inner_ok++;
+	}
+	w->cnt->tun[t->id].decap++;
+	w->cnt->tun[t->id].decap_bytes += m->pkt_len;
+	*vrf = t->vrf;
+	*tun = t->id;
+	return 1;
+}

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Encapsulation: the tunnel's underlay egress (cached per worker), its
+ * prebuilt headers written in front of the inner packet with the outer
+ * checksum by LCO (lib/proto tep_encap_write), and the TX offload request
+ * for a pending inner checksum.
+ */
+
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
+#include "tep_chain.h"
+#include "tep_csum_mbuf.h"
+#include "datapath.h"
+
+/* Where a tunnel's packets leave: the underlay route and neighbour of its
+ * remote, cached per worker until the control plane bumps the generation. */
+static const struct tun_egress *
+tunnel_egress(struct worker *w, const struct tep_tunnel *t,
+	      struct rte_mbuf *m)
+{
+	struct tun_egress *e = &w->egress[t->id];
+	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+	const struct tep_vrf *v;
+	const struct tep_nh *nh;
+	const uint8_t *gw;
+	uint64_t idx = TEP_NH_NONE;
+
+	if (e->gen == gen && e->dmac != 0)
+		return e;
+	v = __atomic_load_n(&tep.rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
+	if (!t->p.outer_v6) {
+		uint32_t ip = tep_rd32(t->p.dst);
+
+		rte_fib_lookup_bulk(v->fib4, &ip, &idx, 1);
+	} else {
+		uint8_t ip6[1][16];
+
+		memcpy(ip6[0], t->p.dst, 16);
+		rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6, __ATOMIC_ACQUIRE),
+				     ip6, &idx, 1);
+	}
+	nh = &tep.rib.nh[idx];
+	if (idx == TEP_NH_NONE ||
+	    (nh->type != TEP_NHT_GW && nh->type != TEP_NHT_CONNECTED)) {
+		w->cnt->tun[t->id].drop[TEP_R_NO_ROUTE]++;
+		dp_drop(w, m, TEP_R_NO_ROUTE);
+		return NULL;
+	}
+	if (!tep.port[nh->port].up || tep.port[nh->port].role == TEP_ROLE_NONE) {
+		/* Not cached: checked again until the port comes back. */
+		e->dmac = 0;
+		w->cnt->tun[t->id].drop[TEP_R_PORT_DOWN]++;
+		dp_drop(w, m, TEP_R_PORT_DOWN);
+		return NULL;
+	}
+	gw = nh->type == TEP_NHT_GW ? nh->gw : t->p.dst;
+	e->port = nh->port;
+	e->dmac = tep_neigh_mac(nh->port, t->p.outer_v6 ? 6 : 4, gw);
+	e->gen = gen;
+	if (e->dmac == 0) {
+		struct tep_mbuf_priv *pv = tep_priv(m);
+
+		/* Resolve; the packet itself is dropped (counted): the
+		 * control thread cannot encapsulate it later. */
+		w->cnt->tun[t->id].drop[TEP_R_NO_NEIGH]++;
+		pv->tx_port = nh->port;
+		pv->tunnel = t->id;
+		pv->family_nh = t->p.outer_v6 ? 6 : 4;
+		memcpy(pv->nh_ip, gw, t->p.outer_v6 ? 16 : 4);
+		dp_punt(w, m, TEP_PUNT_RESOLVE, t->p.outer_v6 ? 6 : 4);
+		return NULL;
+	}
+	return e;
+}
+
+/* Tunnel offload metadata for a pending inner checksum (drivers/ adapts
+ * or completes it at TX). */
+static inline void
+set_tunnel_txmeta(struct rte_mbuf *m, const struct tep_tunnel *t,
+		  const struct tep_flow *f, int family)
+{
+	static const uint64_t tun_flag[TEP_TUN_MAX] = {
+		[TEP_TUN_VXLAN] = RTE_MBUF_F_TX_TUNNEL_VXLAN,
+		[TEP_TUN_GENEVE] = RTE_MBUF_F_TX_TUNNEL_GENEVE,
+		[TEP_TUN_FOU] = RTE_MBUF_F_TX_TUNNEL_UDP,
+		[TEP_TUN_GUE] = RTE_MBUF_F_TX_TUNNEL_UDP,
+		[TEP_TUN_GRE] = RTE_MBUF_F_TX_TUNNEL_GRE,
+	};
+	const struct tep_encap_tmpl *tm = &t->tmpl;
+
+	m->outer_l2_len = tm->l2_len;
+	m->outer_l3_len = tm->l3_len;
+	m->l2_len = (uint64_t)(tm->len - tm->l4_off) + f->l3_off;
+	m->l3_len = f->l3_len;
+	m->l4_len = f->l4.kind == TEP_L4_TCP ? 20 : 8;
+	m->ol_flags = (t->p.outer_v6 ? RTE_MBUF_F_TX_OUTER_IPV6 :
+				       RTE_MBUF_F_TX_OUTER_IPV4) |
+		      (family == 4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
+		      (f->l4.kind == TEP_L4_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
+						  RTE_MBUF_F_TX_UDP_CKSUM) |
+		      tun_flag[t->tmpl.type];
+}
+
+/*
+ * Put tunnel t's headers in front of m (pk describes the inner packet),
+ * addressed to the tunnel's underlay next hop e, and count it. False when
+ * m was dropped; on success m has no offload request yet.
+ */
+static bool
+tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
+	    const struct tun_egress *e, const struct tep_encap_pkt *pk)
+{
+	uint8_t *outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
+	int ret;
+
+	if (outer == NULL) {
+		w->cnt->tun[t->id].drop[TEP_R_NO_HEADROOM]++;
+		dp_drop(w, m, TEP_R_NO_HEADROOM);
+		return false;
+	}
+	ret = tep_encap_write(&t->tmpl, outer, pk);
+	if (ret < 0) {
+		w->cnt->tun[t->id].drop[TEP_R_ENCAP_FAILED]++;
+		dp_drop(w, m, TEP_R_ENCAP_FAILED);
+		return false;
+	}
+	set_macs(outer, e->dmac, &tep.port[e->port].mac);
+	m->ol_flags = 0;
+	w->cnt->tun[t->id].encap++;
+	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
+	w->cnt->tun[t->id].ocsum[ret]++;
+	return true;
+}
+
+/*
+ * Will tep_encap_write() sum the whole inner packet? Its rule: a full sum
+ * unless LCO applies (csum lco and a ones-complement inner checksum not
+ * handed over by GUE RCO); none for csum off/offload or GRE without one.
+ * Erring towards true costs a sum, towards false a wrong checksum: when in
+ * doubt, true.
+ */
+static inline bool
+encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f)
+{
+	bool ones = f->l4.kind == TEP_L4_TCP || f->l4.kind == TEP_L4_UDP ||
+		    f->l4.kind == TEP_L4_ICMP || f->l4.kind == TEP_L4_ICMP6;
+
+	if (t->tmpl.csum == TEP_CSUM_OFF || t->tmpl.csum == TEP_CSUM_OFFLOAD)
+		return false;
+	if (t->tmpl.type == TEP_TUN_GRE && !t->tmpl.gre_csum)
+		return false;
+	return t->tmpl.csum != TEP_CSUM_LCO || !ones || t->tmpl.gue_rco;
+}
+
+void
+dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+      int family)
+{
+	const struct tep_tunnel *t =
+		__atomic_load_n(&tep.tunnel[nh->tunnel], __ATOMIC_ACQUIRE);
+	const struct tun_egress *e;
+	const struct tep_port *op;
+	struct tep_encap_pkt pk;
+	struct tep_flow f;
+	uint8_t *eth, *inner;
+	uint32_t inner_len;
+	bool pending;
+
+	if (t == NULL) {
+		dp_drop(w, m, TEP_R_NO_TUNNEL);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, uint8_t *);
+	e = tunnel_egress(w, t, m);
+	if (e == NULL)
+		return;
+	op = &tep.port[e->port];
+	inner_len = m->pkt_len - (t->tmpl.inner_eth ? 0 : 14);
+	if (inner_len + t->tmpl.len - t->tmpl.l2_len > op->mtu) {
+		w->cnt->tun[t->id].drop[TEP_R_TOO_BIG]++;
+		dp_too_big(w, m, nh, eth + 14, family,
+			op->mtu - (t->tmpl.len - t->tmpl.l2_len) -
+			(t->tmpl.inner_eth ? 14 : 0));
+		return;
+	}
+	if (!dp_ttl_dec(w, m, eth + 14, family))
+		return;
+
+	if (t->tmpl.inner_eth) {
+		set_macs(eth, mac_to_u64(&t->inner_dmac), &t->inner_smac);
+		inner = eth;
+	} else {
+		inner = (uint8_t *)rte_pktmbuf_adj(m, 14);
+	}
+	/* Validated by dp_classify(); this only locates L4 and hashes. A
+	 * chain's headers are in its first segment (rx pulled them up). */
+	if (unlikely(tep_flow_parse_seg(inner, m->data_len, m->pkt_len,
+					t->tmpl.inner_eth, &f) != TEP_R_OK)) {
+		w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
+		dp_drop(w, m, TEP_R_HDR_SPLIT);
+		return;
+	}
+	pending = (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+		  RTE_MBUF_F_RX_L4_CKSUM_NONE &&
+		  (f.l4.kind == TEP_L4_TCP || f.l4.kind == TEP_L4_UDP);
+	/* A full outer sum covers the inner checksum, so that one must be
+	 * final first; LCO, GUE RCO and the NIC all work from the seed. */
+	if (unlikely(pending && t->tmpl.csum == TEP_CSUM_FULL &&
+		     !t->tmpl.gue_rco)) {
+		uint32_t end = f.l4.l4_end != 0 ? f.l4.l4_end : inner_len;
+
+		if (likely(m->next == NULL))
+			tep_l4_csum_complete(inner + f.l4.csum_start,
+					     end - f.l4.csum_start,
+					     f.l4.csum_offset,
+					     f.l4.kind == TEP_L4_UDP);
+		else if (tep_chain_l4_complete(m, f.l4.csum_start,
+					       end - f.l4.csum_start,
+					       f.l4.csum_offset,
+					       f.l4.kind == TEP_L4_UDP) != 0) {
+			w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
+			dp_drop(w, m, TEP_R_HDR_SPLIT);
+			return;
+		}
+		w->cnt->port[e->port].sw_csum++;
+		pending = false;
+	}
+
+	pk.inner_len = (uint16_t)inner_len;
+	if (unlikely(m->next != NULL)) {
+		/* A chain: what a full outer sum would need of the rest.
+		 * LCO reads none of it; this is summed only when the sum
+		 * will be full (csum full, or an inner L4 LCO cannot use). */
+		pk.inner_contig = m->data_len;
+		pk.inner_tail_sum = 0;
+		if (encap_sums_all(t, &f) &&
+		    tep_csum_mbuf(m, m->data_len, m->pkt_len - m->data_len,
+				  &pk.inner_tail_sum) < 0) {
+			dp_drop(w, m, TEP_R_TRUNCATED);
+			return;
+		}
+	} else {
+		pk.inner_contig = 0;
+		pk.inner_tail_sum = 0;
+	}
+	pk.sport = tep_udp_sport(f.hash, t->tmpl.sport_lo, t->tmpl.sport_hi);
+	pk.ip_id = w->ip_id++;
+	pk.inner_tos = f.tos;
+	pk.flow_label = f.hash & 0xfffff;
+	pk.l4 = f.l4;
+	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
+	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
+	pk.l4.ip4_hdr_ok = family == 4;
+	if (!tunnel_push(w, m, t, e, &pk))
+		return;
+	if (pending && !t->tmpl.gue_rco)
+		set_tunnel_txmeta(m, t, &f, family);
+	w->cnt->vrf[w->vrf].routed++;
+	dp_tx_enqueue(w, e->port, m);
+}
+
+/*
+ * Send an Ethernet frame tepd made itself (len bytes at m) into tunnel t:
+ * the proxy ARP/ND answers. No inner checksum to keep: the outer one is
+ * summed whole, over a few dozen bytes.
+ */
+void
+dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
+	      uint32_t len)
+{
+	const struct tun_egress *e;
+	struct tep_encap_pkt pk;
+
+	if (m->pkt_len > len)
+		rte_pktmbuf_trim(m, m->pkt_len - len);
+	else if (m->pkt_len < len)
+		rte_pktmbuf_append(m, len - m->pkt_len);	/* room checked */
+	e = tunnel_egress(w, t, m);
+	if (e == NULL)
+		return;
+	memset(&pk, 0, sizeof(pk));
+	pk.inner_len = (uint16_t)len;
+	pk.sport = t->tmpl.sport_lo;
+	pk.ip_id = w->ip_id++;
+	pk.l4.kind = TEP_L4_NONE;
+	if (tunnel_push(w, m, t, e, &pk))
+		dp_tx_enqueue(w, e->port, m);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Forwarding without a tunnel: out of a local port to a neighbour (or a
+ * packet's own destination on a connected link), TTL decremented, pending
+ * checksums turned into TX requests.
+ */
+
+#include "datapath.h"
+
+/*
+ * A packet going out as it came (no tunnel) whose TCP/UDP checksum is
+ * pending (a guest left it to us) gets the Tx request drivers/ completes;
+ * and one whose checksum is known good (derived at decapsulation) is
+ * handed to a receiver that trusts partial checksums (a guest behind
+ * vhost-user) as partial, so the guest does not sum it again: the field
+ * gets the pseudo-header seed, which costs the headers only.
+ */
+static void
+flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
+	       int family, const struct tep_port *op)
+{
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l3_len, l4_len;
+	uint8_t proto, *l4;
+	uint16_t seed;
+
+	if (l4f != RTE_MBUF_F_RX_L4_CKSUM_NONE &&
+	    !(l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD && op->txcaps.partial_rx))
+		return;
+	if (family == 4) {
+		l3_len = (ip[0] & 0xfu) * 4u;
+		proto = ip[9];
+		l4_len = tep_rd16(ip + 2) - l3_len;
+		if (tep_rd16(ip + 6) & 0x3fff)	/* fragment */
+			return;
+	} else {
+		l3_len = 40;
+		proto = ip[6];
+		l4_len = tep_rd16(ip + 4);
+	}
+	if ((proto != 6 && proto != 17) ||
+	    l4_len < (proto == 6 ? 20u : 8u) ||
+	    14 + l3_len + 20 > m->data_len)
+		return;
+	l4 = ip + l3_len;
+	if (l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+		if (proto == 17 && family == 4 && tep_rd16(l4 + 6) == 0)
+			return;		/* no checksum to hand on */
+		seed = tep_csum_fold(family == 4 ?
+			tep_ipv4_phdr_sum(ip + 12, ip + 16, proto,
+					  (uint16_t)l4_len) :
+			tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, l4_len));
+		memcpy(l4 + (proto == 6 ? 16 : 6), &seed, 2);
+		w->cnt->port[op->id].tx_csum_partial++;
+	}
+	m->l2_len = 14;
+	m->l3_len = l3_len;
+	m->l4_len = proto == 6 ? 20 : 8;
+	m->ol_flags = (family == 4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
+		      (proto == 6 ? RTE_MBUF_F_TX_TCP_CKSUM :
+				    RTE_MBUF_F_TX_UDP_CKSUM);
+	/* net_vhost's software fallback picks UDP 0 -> 0xffff by ptype */
+	m->packet_type = (family == 4 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6) |
+			 (proto == 6 ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+}
+
+void
+dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	int family)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *ip = eth + 14;
+	const struct tep_port *op = &tep.port[nh->port];
+	const uint8_t *gw;
+	uint64_t mac;
+
+	if (!op->up || op->role == TEP_ROLE_NONE) {
+		dp_drop(w, m, TEP_R_PORT_DOWN);
+		return;
+	}
+	if (m->pkt_len - 14 > op->mtu) {
+		dp_too_big(w, m, nh, ip, family, op->mtu);
+		return;
+	}
+	if (!dp_ttl_dec(w, m, ip, family))
+		return;
+	/* Before the neighbour lookup: a packet held while its next hop
+	 * resolves leaves later, from the control thread, with what it
+	 * carries now (a pending checksum must stay a Tx request). */
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
+		flat_csum_meta(w, m, ip, family, op);
+	gw = nh->type == TEP_NHT_GW ? nh->gw :
+	     family == 4 ? ip + 16 : ip + 24;
+	/* A gateway may be of the other family (IPv4 via IPv6, RFC 5549). */
+	mac = tep_neigh_mac(nh->port, nh->type == TEP_NHT_GW ?
+			    (nh->gw_v6 ? 6 : 4) : family, gw);
+	if (mac == 0) {
+		struct tep_mbuf_priv *pv = tep_priv(m);
+
+		pv->tx_port = nh->port;
+		pv->tunnel = TEP_NO_TUNNEL;
+		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
+					  (nh->gw_v6 ? 6 : 4) : family);
+		/* The gateway's family, not the packet's (RFC 5549). */
+		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
+		dp_punt(w, m, TEP_PUNT_RESOLVE, family);
+		return;
+	}
+	set_macs(eth, mac, &op->mac);
+	w->cnt->vrf[w->vrf].routed++;
+	dp_tx_enqueue(w, nh->port, m);
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Lookup and dispatch: one rte_fib/rte_fib6 bulk lookup per (VRF, family)
+ * group of the burst, then each packet to its next hop's stage: encap,
+ * forward, decap (for us, from the underlay), host delivery or punt.
+ * Decapsulated packets come back here once, in their tunnel's VRF.
+ */
+
+#include <rte_cycles.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
+#include "datapath.h"
+
+/*
+ * The VRF's addresses belong to the tasks in the VRF (vrfhost.c): a packet
+ * for one of them goes to the VRF's host port, as if to a host on a
+ * connected link, unless it came from there.
+ */
+static bool
+host_deliver(struct worker *w, struct rte_mbuf *m, int family)
+{
+	uint16_t hp = __atomic_load_n(&tep.vrf_host_port[w->vrf],
+				      __ATOMIC_ACQUIRE);
+	struct tep_nh nh = { .type = TEP_NHT_CONNECTED };
+
+	if (likely(hp == TEP_NO_PORT) || hp == m->port)
+		return false;
+	nh.port = hp;
+	dp_forward(w, m, &nh, family);
+	return true;
+}
+
+static void
+dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
+	 bool decapsulated, struct rte_mbuf **again, uint16_t *again_vrf,
+	 uint32_t *again_tun, uint16_t *nagain)
+{
+	const struct tep_nh *nh = &tep.rib.nh[idx];
+	int ret;
+
+	if (idx == TEP_NH_NONE) {
+		dp_drop(w, m, TEP_R_NO_ROUTE);
+		return;
+	}
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_LRO) &&
+	    (nh->type == TEP_NHT_GW || nh->type == TEP_NHT_CONNECTED ||
+	     nh->type == TEP_NHT_TUNNEL)) {
+		dp_gso_dispatch(w, m, nh, family);
+		return;
+	}
+	switch (nh->type) {
+	case TEP_NHT_GW:
+	case TEP_NHT_CONNECTED:
+		dp_forward(w, m, nh, family);
+		return;
+	case TEP_NHT_TUNNEL:
+		dp_encap(w, m, nh, family);
+		return;
+	case TEP_NHT_BLACKHOLE:
+		dp_drop(w, m, TEP_R_BLACKHOLE);
+		return;
+	case TEP_NHT_LOCAL:
+		if (!decapsulated &&
+		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
+			ret = dp_decap(w, m, &again_vrf[*nagain],
+				    &again_tun[*nagain]);
+			if (ret > 0) {
+				again[(*nagain)++] = m;
+				return;
+			}
+			if (ret < 0)
+				return;
+		}
+		if (host_deliver(w, m, family))
+			return;
+		dp_punt(w, m, TEP_PUNT_LOCAL, family);
+		return;
+	default:
+		dp_drop(w, m, TEP_R_NO_ROUTE);
+	}
+}
+
+/*
+ * Look a burst up: one bulk call per (VRF, family) group, gathered in
+ * arrival order. A burst from one port is one VRF and almost always one
+ * family, so this is nearly always a single call. vrfs[i] and fams[i]
+ * describe pkts[i].
+ */
+void
+dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
+      const uint8_t *fams, const uint32_t *tuns, uint16_t n,
+      bool decapsulated)
+{
+	struct rte_mbuf *grp[TEP_BURST], *again[TEP_BURST];
+	uint32_t grp_tun[TEP_BURST], again_tun[TEP_BURST];
+	uint16_t again_vrf[TEP_BURST], ng, nagain = 0, left = n, i;
+	uint8_t again_fam[TEP_BURST];
+	uint32_t keys4[TEP_BURST];
+	uint8_t keys6[TEP_BURST][16];
+	uint64_t nhs[TEP_BURST];
+	bool done[TEP_BURST] = { false };
+	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0;
+
+	while (left > 0) {
+		const struct tep_vrf *v;
+		uint16_t vrf = 0;
+		int family = 0;
+
+		ng = 0;
+		for (i = 0; i < n; i++) {
+			const uint8_t *ip;
+
+			if (done[i])
+				continue;
+			if (ng == 0) {
+				vrf = vrfs[i];
+				family = fams[i];
+			} else if (vrfs[i] != vrf || fams[i] != family) {
+				continue;
+			}
+			ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
+						     14);
+			if (family == 4)
+				keys4[ng] = tep_rd32(ip + 16);
+			else
+				memcpy(keys6[ng], ip + 24, 16);
+			grp_tun[ng] = tuns != NULL ? tuns[i] : TEP_NO_TUNNEL;
+			grp[ng++] = pkts[i];
+			done[i] = true;
+		}
+		left = (uint16_t)(left - ng);
+		w->vrf = vrf;
+		v = __atomic_load_n(&tep.rib.vrf[vrf], __ATOMIC_ACQUIRE);
+		if (v == NULL) {
+			for (i = 0; i < ng; i++)
+				dp_drop(w, grp[i], TEP_R_NO_ROUTE);
+			continue;
+		}
+		if (family == 4)
+			rte_fib_lookup_bulk(v->fib4, keys4, nhs, ng);
+		else
+			rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6,
+					      __ATOMIC_ACQUIRE), keys6, nhs, ng);
+		if (tep.stats_cycles) {
+			uint64_t t1 = rte_rdtsc();
+
+			w->cnt->stage_cycles[TEP_ST_LOOKUP] += t1 - t0;
+			w->cnt->stage_pkts[TEP_ST_LOOKUP] += ng;
+			t0 = t1;
+		}
+		for (i = 0; i < ng; i++) {
+			w->src_tunnel = grp_tun[i];
+			dispatch(w, grp[i], nhs[i], family, decapsulated,
+				 again, again_vrf, again_tun, &nagain);
+		}
+		w->src_tunnel = TEP_NO_TUNNEL;
+		if (tep.stats_cycles) {
+			uint64_t t1 = rte_rdtsc();
+
+			w->cnt->stage_cycles[TEP_ST_ENCAP] += t1 - t0;
+			w->cnt->stage_pkts[TEP_ST_ENCAP] += ng;
+			t0 = t1;
+		}
+	}
+
+	if (nagain > 0) {
+		uint16_t k = 0;
+
+		/* Decapsulated: classify the inner packet, route it in its
+		 * tunnel's VRF (and never decapsulate it again). */
+		for (i = 0; i < nagain; i++) {
+			int fam;
+
+			w->vrf = again_vrf[i];
+			fam = dp_classify(w, again[i], true);
+			if (fam != 0) {
+				again_vrf[k] = again_vrf[i];
+				again_tun[k] = again_tun[i];
+				again_fam[k] = (uint8_t)fam;
+				again[k++] = again[i];
+			}
+		}
+		if (k > 0)
+			dp_route(w, again, again_vrf, again_fam, again_tun, k,
+			      true);
+	}
+}

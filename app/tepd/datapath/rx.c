@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * RX and classification: a burst from one port, L2 filter, header pull-up
+ * for chains, IP header checks, ARP/ND punted; what is left goes to the
+ * lookup stage with its VRF and family.
+ */
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_prefetch.h>
+
+#include "tep_chain.h"
+#include "datapath.h"
+
+#define RX_PREFETCH	4	/* packets ahead whose headers are prefetched */
+
+static inline bool
+is_nd(const uint8_t *ip6, uint32_t room)
+{
+	/* ICMPv6 router/neighbour solicitation/advert, redirect: 133-137.
+	 * (Only without extension headers: ND never carries them.) */
+	return ip6[6] == 58 && room >= 41 && ip6[40] >= 133 && ip6[40] <= 137;
+}
+
+/* Cut a packet to len bytes (Ethernet padding); chains too. */
+static inline void
+pkt_trim(struct rte_mbuf *m, uint32_t len)
+{
+	if (likely(m->next == NULL))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - len));
+	else
+		tep_chain_trim(m, len);
+}
+
+/*
+ * Check the IP header of an Ethernet frame and return the family (4/6),
+ * or 0 when the packet was punted or dropped here. Sets priv->family.
+ */
+int
+dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	/* Lengths are checked against the whole packet, header reads
+	 * against the first segment: a chain (a guest's TSO super-packet,
+	 * a jumbo frame) has its headers there. */
+	uint32_t room = m->pkt_len, hroom = m->data_len;
+	uint16_t et;
+
+	if (hroom < 14) {
+		dp_drop(w, m, TEP_R_TRUNCATED);
+		return 0;
+	}
+	et = tep_rd16(eth + 12);
+	room -= 14;
+	hroom -= 14;
+	if (et == TEP_ETH_P_IPV4) {
+		const uint8_t *ip = eth + 14;
+		uint32_t ihl, tot;
+
+		if (hroom < 20) {
+			dp_drop(w, m, TEP_R_TRUNCATED);
+			return 0;
+		}
+		ihl = (ip[0] & 0xfu) * 4;
+		tot = tep_rd16(ip + 2);
+		if ((ip[0] >> 4) != 4 || ihl < 20) {
+			dp_drop(w, m, (ip[0] >> 4) != 4 ? TEP_R_BAD_VERSION :
+				   TEP_R_BAD_HDR_LEN);
+			return 0;
+		}
+		if (tot > room || tot < ihl || ihl > hroom) {
+			dp_drop(w, m, tot > room ? TEP_R_TRUNCATED :
+				   TEP_R_BAD_LENGTH);
+			return 0;
+		}
+		/* The NIC's IP verdict is of this header only when it did
+		 * not parse a tunnel (then it speaks of the inner one). */
+		if (((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
+		     RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+		     (m->packet_type & (RTE_PTYPE_TUNNEL_MASK |
+					RTE_PTYPE_INNER_L3_MASK))) &&
+		    !tep_ipv4_hdr_ok(ip, ihl)) {
+			dp_drop(w, m, TEP_R_BAD_IP_CSUM);
+			return 0;
+		}
+		/* Trim Ethernet padding: lengths below follow the IP header. */
+		if (m->pkt_len > 14 + tot)
+			pkt_trim(m, 14 + tot);
+		/* tepd routes unicast only; hosts' multicast chatter (IGMP,
+		 * mDNS, broadcasts) is counted apart from real misses. */
+		if (ip[16] >= 224 || tep_rd32(ip + 16) == 0xffffffff) {
+			dp_drop(w, m, TEP_R_MULTICAST);
+			return 0;
+		}
+		/* 169.254/16 stays on its link (RFC 3927 2.7). */
+		if (unlikely(tep_rd16(ip + 12) == 0xa9fe ||
+			     tep_rd16(ip + 16) == 0xa9fe)) {
+			dp_drop(w, m, TEP_R_LINK_LOCAL);
+			return 0;
+		}
+		return 4;
+	}
+	if (et == TEP_ETH_P_IPV6) {
+		const uint8_t *ip = eth + 14;
+		uint32_t tot;
+
+		if (hroom < 40) {
+			dp_drop(w, m, TEP_R_TRUNCATED);
+			return 0;
+		}
+		if ((ip[0] >> 4) != 6) {
+			dp_drop(w, m, TEP_R_BAD_VERSION);
+			return 0;
+		}
+		tot = 40u + tep_rd16(ip + 4);
+		if (tot > room) {
+			dp_drop(w, m, TEP_R_TRUNCATED);
+			return 0;
+		}
+		if (m->pkt_len > 14 + tot)
+			pkt_trim(m, 14 + tot);
+		if (is_nd(ip, RTE_MIN(tot, hroom))) {
+			/* Neighbour state is the underlay's or an access
+			 * link's: ND from behind a tunnel (other than what
+			 * the proxy answered) never reaches it. */
+			if (unlikely(decapsulated))
+				dp_drop(w, m, TEP_R_TUNNEL_ND);
+			else
+				dp_punt(w, m, TEP_PUNT_ND, 6);
+			return 0;
+		}
+		if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
+			dp_drop(w, m, TEP_R_MULTICAST);
+			return 0;
+		}
+		/* fe80::/10 stays on its link (RFC 4291 2.5.6). */
+		if (unlikely((ip[8] == 0xfe && (ip[9] & 0xc0) == 0x80) ||
+			     (ip[24] == 0xfe && (ip[25] & 0xc0) == 0x80))) {
+			dp_drop(w, m, TEP_R_LINK_LOCAL);
+			return 0;
+		}
+		return 6;
+	}
+	if (et == 0x0806) {
+		dp_punt(w, m, TEP_PUNT_ARP, 4);
+		return 0;
+	}
+	dp_drop(w, m, TEP_R_NOT_ROUTABLE);
+	return 0;
+}
+
+uint16_t
+dp_rx_port(struct worker *w, uint16_t port)
+{
+	struct rte_mbuf *pkts[TEP_BURST];
+	const struct tep_port *p = &tep.port[port];
+	uint16_t n, i, k = 0, vrfs[TEP_BURST];
+	uint8_t fams[TEP_BURST];
+	uint64_t t0;
+
+	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, TEP_BURST);
+	if (n == 0)
+		return 0;
+	t0 = tep.stats_cycles ? rte_rdtsc() : 0;
+	w->cnt->bursts++;
+	w->cnt->burst_hist[tep_burst_bucket(n)]++;
+	w->cnt->port[port].rx += n;
+	w->vrf = p->vrf;
+	for (i = 0; i < n && i < RX_PREFETCH; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int fam;
+
+		/* Headers of a packet a few ahead: from a NIC they come
+		 * straight from DMA, not from cache. */
+		if (i + RX_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH],
+						       void *));
+
+		w->cnt->port[port].rx_bytes += m->pkt_len;
+		w->cnt->port[port].rx_csum_pending +=
+			(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_L4_CKSUM_NONE;
+		if (!p->up || p->role == TEP_ROLE_NONE) {
+			dp_drop(w, m, TEP_R_PORT_DOWN);
+			continue;
+		}
+		if (unlikely(m->data_len < 14 ||
+			     !l2_for_us(rte_pktmbuf_mtod(m, uint8_t *),
+					p->mac64))) {
+			dp_drop(w, m, m->data_len < 14 ? TEP_R_TRUNCATED :
+				   TEP_R_NOT_FOR_US);
+			continue;
+		}
+		/* Every stage reads headers in the first segment only: a
+		 * chain (jumbo frame, scattered RX) must have them there. */
+		if (unlikely(m->next != NULL) &&
+		    tep_chain_pullup(m, TEP_CHAIN_HDR_ROOM) != 0) {
+			dp_drop(w, m, TEP_R_HDR_SPLIT);
+			continue;
+		}
+		fam = dp_classify(w, m, false);
+		if (fam != 0) {
+			vrfs[k] = w->vrf;
+			fams[k] = (uint8_t)fam;
+			pkts[k++] = m;
+		}
+	}
+	if (tep.stats_cycles) {
+		w->cnt->stage_cycles[TEP_ST_CLASSIFY] += rte_rdtsc() - t0;
+		w->cnt->stage_pkts[TEP_ST_CLASSIFY] += n;
+	}
+	if (k > 0)
+		dp_route(w, pkts, vrfs, fams, NULL, k, false);
+	return n;
+}

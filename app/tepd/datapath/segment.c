@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * Packets bigger than their egress: IPv4 without DF fragmented, the rest
+ * answered with "too big" by the control thread; a guest's TCP
+ * super-packets segmented (GSO) before they take their path.
+ */
+
+#include <rte_ip.h>
+#include <rte_ip_frag.h>
+
+#include "tep_chain.h"
+#include "datapath.h"
+
+#define FRAGS_MAX	64	/* a 64 KB datagram in 1 KB pieces */
+
+/*
+ * An IPv4 packet without DF that does not fit (ip_mtu: the largest inner
+ * IP datagram the egress allows) is fragmented (RFC 791) by DPDK's
+ * rte_ip_frag into flat fragments, and each takes the path the packet
+ * would have. A checksum still pending (a VM's) covers the whole datagram:
+ * it is completed first. The fragments' own L4 state is "none", so the
+ * outer checksum of an encapsulated fragment is summed whole (LCO needs
+ * the whole inner datagram).
+ */
+static void
+fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	 uint32_t ip_mtu)
+{
+	struct rte_mbuf *frags[FRAGS_MAX];
+	uint16_t port = m->port, cport = tep_cnt_port_of(m);
+	uint8_t eth[14], *ip;
+	uint32_t ihl, tot;
+	int n, i;
+
+	if (ip_mtu < 68) {
+		dp_drop(w, m, TEP_R_TOO_BIG);
+		return;
+	}
+	ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+	ihl = (ip[0] & 0xfu) * 4u;
+	tot = tep_rd16(ip + 2);
+	if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+	    RTE_MBUF_F_RX_L4_CKSUM_NONE && !(tep_rd16(ip + 6) & 0x3fff) &&
+	    ((ip[9] == 6 && tot >= ihl + 20) || (ip[9] == 17 && tot >= ihl + 8))) {
+		if (likely(m->next == NULL))
+			tep_l4_csum_complete(ip + ihl, tot - ihl,
+					     ip[9] == 6 ? 16 : 6, ip[9] == 17);
+		else if (tep_chain_l4_complete(m, 14 + ihl, tot - ihl,
+					       ip[9] == 6 ? 16 : 6,
+					       ip[9] == 17) != 0) {
+			dp_drop(w, m, TEP_R_HDR_SPLIT);
+			return;
+		}
+	}
+	memcpy(eth, ip - 14, 14);
+	rte_pktmbuf_adj(m, 14);
+	/* A chain is cut without copying its payload: each fragment is a
+	 * new header segment followed by indirect segments into the
+	 * original's buffers (whose references keep them alive). */
+	if (likely(m->next == NULL))
+		n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, FRAGS_MAX,
+							 (uint16_t)ip_mtu,
+							 tep.pool);
+	else
+		n = rte_ipv4_fragment_packet(m, frags, FRAGS_MAX,
+					     (uint16_t)ip_mtu, tep.pool,
+					     tep.pool);
+	if (n <= 0) {
+		w->cnt->port[cport].drop[TEP_R_TOO_BIG]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rte_pktmbuf_free(m);
+	w->cnt->port[cport].frag_pkts++;
+	w->cnt->port[cport].frags += (uint64_t)n;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *f = frags[i];
+		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(f, 14);
+
+		if (p == NULL) {
+			w->cnt->port[cport].drop[TEP_R_NO_HEADROOM]++;
+			rte_pktmbuf_free(f);
+			continue;
+		}
+		memcpy(p, eth, 14);
+		ip = p + 14;
+		/* rte_ip_frag leaves the header checksum to the caller */
+		tep_wr16(ip + 10, 0);
+		tep_wr_csum(ip + 10, tep_ipv4_hdr_csum(ip, (ip[0] & 0xfu) * 4u));
+		f->port = port;
+		f->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		if (nh->type == TEP_NHT_TUNNEL)
+			dp_encap(w, f, nh, 4);
+		else
+			dp_forward(w, f, nh, 4);
+	}
+}
+
+void
+dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	const uint8_t *ip, int family, uint32_t mtu)
+{
+	if (family == 4 && !(tep_rd16(ip + 6) & 0x4000)) {
+		fragment(w, m, nh, mtu);
+		return;
+	}
+	w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TOO_BIG]++;
+	tep_priv(m)->mtu = (uint16_t)mtu;
+	dp_punt(w, m, TEP_PUNT_TOO_BIG, family);
+}
+
+/*
+ * A guest's TCP super-packet (vhost-user GSO request): cut it into segments
+ * of the guest's MSS, each with its checksum pending, and send them on as
+ * if the guest had sent them one by one. tepd segments in software: no PMD
+ * here has tunnel TSO (docs/vm-ports.md).
+ */
+void
+dp_gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	     int family)
+{
+	struct rte_mbuf *segs[TEP_GSO_SEGS_MAX];
+	enum tep_reason why;
+	int n, i;
+
+	n = tep_gso_segment(tep.pool, m, segs, TEP_GSO_SEGS_MAX, &why);
+	if (n < 0) {
+		dp_drop(w, m, why);
+		return;
+	}
+	w->cnt->port[tep_cnt_port_of(m)].gso_pkts++;
+	w->cnt->port[tep_cnt_port_of(m)].gso_segs += (uint64_t)n;
+	rte_pktmbuf_free(m);
+	for (i = 0; i < n; i++) {
+		if (nh->type == TEP_NHT_TUNNEL)
+			dp_encap(w, segs[i], nh, family);
+		else
+			dp_forward(w, segs[i], nh, family);
+	}
+}
