@@ -16,7 +16,7 @@
  * carrying Ethernet + IPv4 + TCP or UDP, built by hand here; every checksum
  * in them, right or deliberately wrong, comes from the naive reference sum
  * in tests/common/tep_ref.h. The decapsulation side is run in the order
- * app/tepd/worker.c decap() runs it, with lib/proto's parsers.
+ * app/tepd/datapath/decap.c dp_decap() runs it, with lib/proto's parsers.
  *
  * test_verdicts_per_pmd pins what tep_rxcsum_get() says for each PMD
  * shape; test_decap_invariants checks, over every PMD x scenario x
@@ -348,7 +348,7 @@ deliver(enum pmd p, const struct truth *t, const struct nic *n,
 	m->packet_type = pt;
 }
 
-/* ---- decapsulation, in worker.c decap()'s order ----------------------- */
+/* ---- decapsulation, in dp_decap()'s order (datapath/decap.c) ---------- */
 
 struct outcome {
 	enum tep_reason r;	/* TEP_R_OK or why it was dropped */
@@ -359,7 +359,7 @@ struct outcome {
 	struct tep_rxcsum v;
 };
 
-/* worker.c inner_csum_good(), cut down to the packets built here. */
+/* datapath/decap.c inner_csum_good(), cut down to the packets built here. */
 static bool
 derive(const uint8_t *buf, const struct tep_decap *d)
 {

@@ -39,6 +39,8 @@
 
 struct txbuf {
 	uint16_t n;
+	uint64_t ol_flags;	/* OR of the queued packets' flags: a burst
+				 * that asks nothing of drivers/ skips it */
 	struct rte_mbuf *m[TEP_BURST * 2];
 };
 
@@ -94,6 +96,7 @@ dp_tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 	struct txbuf *b = &w->tx[port];
 
 	b->m[b->n++] = m;
+	b->ol_flags |= m->ol_flags;
 	/* A burst of guest super-packets becomes hundreds of segments. */
 	if (unlikely(b->n == RTE_DIM(b->m)))
 		dp_tx_flush(w, port);

@@ -20,18 +20,20 @@ dp_tx_flush(struct worker *w, uint16_t port)
 	struct tep_port *p = &tep.port[port];
 	struct tep_txprep_stats st = { 0 };
 	uint16_t n = b->n, ok, done = 0, sent, i;
-	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0, bytes = 0;
+	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0, bytes = 0, req;
 
 	if (n == 0)
 		return;
 	b->n = 0;
+	req = b->ol_flags & TEP_TXPREP_REQ_MASK;
+	b->ol_flags = 0;
 	if (!__atomic_load_n(&p->polling, __ATOMIC_ACQUIRE)) {
 		w->cnt->port[port].drop[TEP_R_PORT_DOWN] += n;
 		rte_pktmbuf_free_bulk(b->m, n);
 		return;
 	}
 	/* The one place offload metadata meets the device (drivers/). */
-	ok = tep_txprep_burst(&p->txcaps, b->m, n, &st);
+	ok = req != 0 ? tep_txprep_burst(&p->txcaps, b->m, n, &st) : n;
 	for (i = ok; i < n; i++) {
 		w->cnt->port[port].drop[TEP_R_BAD_TX_META]++;
 		rte_pktmbuf_free(b->m[i]);
