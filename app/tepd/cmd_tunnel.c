@@ -41,173 +41,151 @@ tun_key(const struct tep_tunnel *t, struct tep_tun_key *k)
 	memcpy(k->remote, t->p.dst, t->p.outer_v6 ? 16 : 4);
 }
 
-int
-cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
-	       struct tep_out *o, struct tep_err *err)
+/* What tunnel add's options say that is not a field of the tunnel. */
+struct tun_opts {
+	bool have_local, have_remote;
+	int fam_l, fam_r;
+};
+
+/* One option, KEYWORD VALUE, into t and opts: 0, or an errno (err set). */
+static int
+tun_option(struct tep_tunnel *t, struct tun_opts *opts, const char *kw,
+	   const char *val, struct tep_err *err)
 {
-	struct tep_tunnel *t, *old;
-	struct tep_tun_key k;
-	bool have_local = false, have_remote = false;
-	int i, id = -1, fam_l = 0, fam_r = 0;
-	char e[256];
-	void *data;
+	uint32_t u;
 
-	(void)ctx;
-	(void)o;
-	if (strlen(argv[0]) >= TEP_NAME_MAX)
-		return ERR(EINVAL, "tunnel name longer than %d",
-			   TEP_NAME_MAX - 1);
-	if (tep_tunnel_find(argv[0]) >= 0)
-		return ERR(EEXIST, "tunnel \"%s\" exists", argv[0]);
-	t = rte_zmalloc("tep_tunnel", sizeof(*t), RTE_CACHE_LINE_SIZE);
-	if (t == NULL)
-		return ERR(ENOMEM, "out of memory");
-	snprintf(t->name, sizeof(t->name), "%s", argv[0]);
-	t->p.type = TEP_TUN_MAX;
-	t->p.csum = TEP_CSUM_LCO;
-	t->p.df = true;
-	t->p.gue_proto = 4;
-	t->vrf = TEP_VRF_DEFAULT;
+	if (strcmp(kw, "type") == 0) {
+		int ty = tun_type(val);
 
-#define NEED_VALUE() do { if (i + 1 >= argc) { \
-		ERR(EINVAL, "%s needs a value", argv[i]); goto fail; } } while (0)
+		if (ty < 0)
+			return ERR(EINVAL, "type \"%s\": vxlan, geneve, fou, "
+				   "gue or gre", val);
+		t->p.type = (enum tep_tun_type)ty;
+	} else if (strcmp(kw, "local") == 0 || strcmp(kw, "remote") == 0) {
+		bool l = kw[0] == 'l';
+
+		if (parse_ip(val, l ? &opts->fam_l : &opts->fam_r,
+			     l ? t->p.src : t->p.dst) != 0)
+			return ERR(EINVAL, "%s \"%s\": not an IP address", kw,
+				   val);
+		*(l ? &opts->have_local : &opts->have_remote) = true;
+	} else if (strcmp(kw, "vni") == 0 || strcmp(kw, "key") == 0) {
+		if (parse_u32(val, kw[0] == 'v' ? TEP_VNI_MAX : UINT32_MAX,
+			      &u) != 0)
+			return ERR(ERANGE, "%s \"%s\" out of range 0-%u", kw,
+				   val, kw[0] == 'v' ? TEP_VNI_MAX :
+				   UINT32_MAX);
+		t->p.vni = u;
+		t->p.gre_key = kw[0] == 'k';
+	} else if (strcmp(kw, "dstport") == 0) {
+		if (parse_u32(val, 65535, &u) != 0 || u == 0)
+			return ERR(EINVAL, "dstport \"%s\": 1-65535", val);
+		t->p.dst_port = (uint16_t)u;
+	} else if (strcmp(kw, "vrf") == 0) {
+		int v = vrf_arg(val, err);
+
+		if (v < 0)
+			return ENOENT;
+		t->vrf = (uint16_t)v;
+	} else if (strcmp(kw, "csum") == 0) {
+		int m;
+
+		for (m = 0; m < TEP_CSUM_MODE_MAX; m++)
+			if (strcmp(val, tep_csum_mode_name(
+					(enum tep_csum_mode)m)) == 0)
+				break;
+		if (m == TEP_CSUM_MODE_MAX)
+			return ERR(EINVAL, "csum \"%s\": lco, full, offload "
+				   "or off", val);
+		t->p.csum = (enum tep_csum_mode)m;
+	} else if (strcmp(kw, "ttl") == 0) {
+		if (parse_u32(val, 255, &u) != 0 || u == 0)
+			return ERR(EINVAL, "ttl \"%s\": 1-255", val);
+		t->p.ttl = (uint8_t)u;
+	} else if (strcmp(kw, "tos") == 0) {
+		if (strcmp(val, "inherit") == 0)
+			t->p.tos_inherit = true;
+		else if (parse_u32(val, 255, &u) == 0)
+			t->p.dscp = (uint8_t)(u >> 2);
+		else
+			return ERR(EINVAL, "tos \"%s\": 0-255 or inherit",
+				   val);
+	} else if (strcmp(kw, "srcport") == 0) {
+		unsigned int lo, hi;
+		char c;
+
+		if (sscanf(val, "%u-%u%c", &lo, &hi, &c) != 2 ||
+		    lo == 0 || hi > 65535 || lo > hi)
+			return ERR(EINVAL, "srcport \"%s\": LO-HI within "
+				   "1-65535", val);
+		t->p.sport_lo = (uint16_t)lo;
+		t->p.sport_hi = (uint16_t)hi;
+	} else if (strcmp(kw, "inner-dmac") == 0) {
+		if (parse_mac(val, &t->inner_dmac) != 0)
+			return ERR(EINVAL, "inner-dmac \"%s\": not a MAC",
+				   val);
+	} else if (strcmp(kw, "gre-csum") == 0 || strcmp(kw, "rco") == 0 ||
+		   strcmp(kw, "df") == 0) {
+		bool on = strcmp(val, "on") == 0;
+
+		if (!on && strcmp(val, "off") != 0)
+			return ERR(EINVAL, "%s: on or off", kw);
+		if (kw[0] == 'g')
+			t->p.gre_csum = on;
+		else if (kw[0] == 'r')
+			t->p.gue_rco = on;
+		else
+			t->p.df = on;
+	} else if (strcmp(kw, "inner") == 0) {
+		if (strcmp(val, "ipv4") != 0 && strcmp(val, "ipv6") != 0)
+			return ERR(EINVAL, "inner: ipv4 or ipv6");
+		t->p.gue_proto = val[3] == '4' ? 4 : 41;
+	} else {
+		return ERR(EINVAL, "unknown tunnel option \"%s\"", kw);
+	}
+	return 0;
+}
+
+/* The options after the name, KEYWORD VALUE pairs, in order. */
+static int
+tun_options(struct tep_tunnel *t, struct tun_opts *opts, int argc,
+	    char **argv, struct tep_err *err)
+{
+	int i, ret;
+
 	for (i = 1; i < argc; i += 2) {
-		const char *kw = argv[i], *val;
-		uint32_t u;
-
-		NEED_VALUE();
-		val = argv[i + 1];
-		if (strcmp(kw, "type") == 0) {
-			int ty = tun_type(val);
-
-			if (ty < 0) {
-				ERR(EINVAL, "type \"%s\": vxlan, geneve, fou, "
-				    "gue or gre", val);
-				goto fail;
-			}
-			t->p.type = (enum tep_tun_type)ty;
-		} else if (strcmp(kw, "local") == 0 ||
-			   strcmp(kw, "remote") == 0) {
-			bool l = kw[0] == 'l';
-
-			if (parse_ip(val, l ? &fam_l : &fam_r,
-				     l ? t->p.src : t->p.dst) != 0) {
-				ERR(EINVAL, "%s \"%s\": not an IP address", kw,
-				    val);
-				goto fail;
-			}
-			*(l ? &have_local : &have_remote) = true;
-		} else if (strcmp(kw, "vni") == 0 || strcmp(kw, "key") == 0) {
-			if (parse_u32(val, kw[0] == 'v' ? TEP_VNI_MAX :
-				      UINT32_MAX, &u) != 0) {
-				ERR(ERANGE, "%s \"%s\" out of range 0-%u", kw,
-				    val, kw[0] == 'v' ? TEP_VNI_MAX :
-				    UINT32_MAX);
-				goto fail;
-			}
-			t->p.vni = u;
-			t->p.gre_key = kw[0] == 'k';
-		} else if (strcmp(kw, "dstport") == 0) {
-			if (parse_u32(val, 65535, &u) != 0 || u == 0) {
-				ERR(EINVAL, "dstport \"%s\": 1-65535", val);
-				goto fail;
-			}
-			t->p.dst_port = (uint16_t)u;
-		} else if (strcmp(kw, "vrf") == 0) {
-			int v = vrf_arg(val, err);
-
-			if (v < 0)
-				goto fail;
-			t->vrf = (uint16_t)v;
-		} else if (strcmp(kw, "csum") == 0) {
-			int m;
-
-			for (m = 0; m < TEP_CSUM_MODE_MAX; m++)
-				if (strcmp(val, tep_csum_mode_name(
-						(enum tep_csum_mode)m)) == 0)
-					break;
-			if (m == TEP_CSUM_MODE_MAX) {
-				ERR(EINVAL, "csum \"%s\": lco, full, offload "
-				    "or off", val);
-				goto fail;
-			}
-			t->p.csum = (enum tep_csum_mode)m;
-		} else if (strcmp(kw, "ttl") == 0) {
-			if (parse_u32(val, 255, &u) != 0 || u == 0) {
-				ERR(EINVAL, "ttl \"%s\": 1-255", val);
-				goto fail;
-			}
-			t->p.ttl = (uint8_t)u;
-		} else if (strcmp(kw, "tos") == 0) {
-			if (strcmp(val, "inherit") == 0) {
-				t->p.tos_inherit = true;
-			} else if (parse_u32(val, 255, &u) == 0) {
-				t->p.dscp = (uint8_t)(u >> 2);
-			} else {
-				ERR(EINVAL, "tos \"%s\": 0-255 or inherit",
-				    val);
-				goto fail;
-			}
-		} else if (strcmp(kw, "srcport") == 0) {
-			unsigned int lo, hi;
-			char c;
-
-			if (sscanf(val, "%u-%u%c", &lo, &hi, &c) != 2 ||
-			    lo == 0 || hi > 65535 || lo > hi) {
-				ERR(EINVAL, "srcport \"%s\": LO-HI within "
-				    "1-65535", val);
-				goto fail;
-			}
-			t->p.sport_lo = (uint16_t)lo;
-			t->p.sport_hi = (uint16_t)hi;
-		} else if (strcmp(kw, "inner-dmac") == 0) {
-			if (parse_mac(val, &t->inner_dmac) != 0) {
-				ERR(EINVAL, "inner-dmac \"%s\": not a MAC", val);
-				goto fail;
-			}
-		} else if (strcmp(kw, "gre-csum") == 0 ||
-			   strcmp(kw, "rco") == 0 || strcmp(kw, "df") == 0) {
-			bool on = strcmp(val, "on") == 0;
-
-			if (!on && strcmp(val, "off") != 0) {
-				ERR(EINVAL, "%s: on or off", kw);
-				goto fail;
-			}
-			if (kw[0] == 'g')
-				t->p.gre_csum = on;
-			else if (kw[0] == 'r')
-				t->p.gue_rco = on;
-			else
-				t->p.df = on;
-		} else if (strcmp(kw, "inner") == 0) {
-			if (strcmp(val, "ipv4") != 0 &&
-			    strcmp(val, "ipv6") != 0) {
-				ERR(EINVAL, "inner: ipv4 or ipv6");
-				goto fail;
-			}
-			t->p.gue_proto = val[3] == '4' ? 4 : 41;
-		} else {
-			ERR(EINVAL, "unknown tunnel option \"%s\"", kw);
-			goto fail;
-		}
+		if (i + 1 >= argc)
+			return ERR(EINVAL, "%s needs a value", argv[i]);
+		ret = tun_option(t, opts, argv[i], argv[i + 1], err);
+		if (ret != 0)
+			return ret;
 	}
-#undef NEED_VALUE
-	if (t->p.type == TEP_TUN_MAX || !have_local || !have_remote) {
-		ERR(EINVAL, "tunnel add NAME type TYPE local IP remote IP ...: "
-		    "type, local and remote are required");
-		goto fail;
-	}
-	if (fam_l != fam_r) {
-		ERR(EINVAL, "local and remote must be the same family");
-		goto fail;
-	}
-	t->p.outer_v6 = fam_l == 6;
+	return 0;
+}
+
+/*
+ * The options together: the required ones given, in one address family,
+ * an encapsulation template that can be built, and a UDP port no other
+ * tunnel type receives on. Fills in what follows from them (outer family,
+ * checksum mode, template, destination port).
+ */
+static int
+tun_check(struct tep_tunnel *t, const struct tun_opts *opts,
+	  struct tep_err *err)
+{
+	char e[256];
+
+	if (t->p.type == TEP_TUN_MAX || !opts->have_local ||
+	    !opts->have_remote)
+		return ERR(EINVAL, "tunnel add NAME type TYPE local IP remote "
+			   "IP ...: type, local and remote are required");
+	if (opts->fam_l != opts->fam_r)
+		return ERR(EINVAL, "local and remote must be the same family");
+	t->p.outer_v6 = opts->fam_l == 6;
 	if ((t->p.type == TEP_TUN_VXLAN || t->p.type == TEP_TUN_GENEVE) &&
-	    t->p.gre_key) {
-		ERR(EINVAL, "%s takes vni, not key",
-		    tep_tun_type_name(t->p.type));
-		goto fail;
-	}
+	    t->p.gre_key)
+		return ERR(EINVAL, "%s takes vni, not key",
+			   tep_tun_type_name(t->p.type));
 	t->csum_asked = (uint8_t)t->p.csum;
 	if (t->p.csum == TEP_CSUM_OFFLOAD) {
 		/* The outer UDP checksum offload (ice, X722) is not wired to
@@ -216,41 +194,49 @@ cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		 * checksum is filled in, which a full sum would not be. */
 		t->p.csum = TEP_CSUM_LCO;
 	}
-	if (tep_encap_tmpl_build(&t->tmpl, &t->p, e, sizeof(e)) != 0) {
-		ERR(EINVAL, "%s", e);
-		goto fail;
-	}
-	if (t->tmpl.inner_eth && rte_is_zero_ether_addr(&t->inner_dmac)) {
-		ERR(EINVAL, "%s carries Ethernet: inner-dmac MAC (the remote "
-		    "router's MAC on the overlay) is required",
-		    tep_tun_type_name(t->p.type));
-		goto fail;
-	}
+	if (tep_encap_tmpl_build(&t->tmpl, &t->p, e, sizeof(e)) != 0)
+		return ERR(EINVAL, "%s", e);
+	if (t->tmpl.inner_eth && rte_is_zero_ether_addr(&t->inner_dmac))
+		return ERR(EINVAL, "%s carries Ethernet: inner-dmac MAC (the "
+			   "remote router's MAC on the overlay) is required",
+			   tep_tun_type_name(t->p.type));
 	t->dport = t->p.type == TEP_TUN_GRE ? 0 :
 		   (uint16_t)(t->tmpl.hdr[t->tmpl.l4_off + 2] << 8 |
 			      t->tmpl.hdr[t->tmpl.l4_off + 3]);
 	if (t->dport != 0 && tep.udp_tun_type[t->dport] != 0xff &&
-	    tep.udp_tun_type[t->dport] != t->p.type) {
-		ERR(EADDRINUSE, "udp port %u already carries %s", t->dport,
-		    tep_tun_type_name(tep.udp_tun_type[t->dport]));
-		goto fail;
-	}
+	    tep.udp_tun_type[t->dport] != t->p.type)
+		return ERR(EADDRINUSE, "udp port %u already carries %s",
+			   t->dport,
+			   tep_tun_type_name(tep.udp_tun_type[t->dport]));
+	return 0;
+}
+
+/*
+ * Give t an id and publish it to the workers. Refused if a tunnel has the
+ * same type, vni/key and remote already (a received packet is matched to
+ * its tunnel by these), or if no id is free.
+ */
+static int
+tun_install(struct tep_tunnel *t, struct tep_err *err)
+{
+	struct tep_tunnel *old;
+	struct tep_tun_key k;
+	int i, id = -1;
+	void *data;
+
 	tun_key(t, &k);
 	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) >= 0) {
 		old = tep.tunnel[(uintptr_t)data];
-		ERR(EEXIST, "tunnel \"%s\" already has this type, vni/key and "
-		    "remote", old != NULL ? old->name : "?");
-		goto fail;
+		return ERR(EEXIST, "tunnel \"%s\" already has this type, "
+			   "vni/key and remote", old != NULL ? old->name : "?");
 	}
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
 		if (tep.tunnel[i] == NULL) {
 			id = i;
 			break;
 		}
-	if (id < 0) {
-		ERR(ENOSPC, "at most %d tunnels", TEP_TUNNELS_MAX);
-		goto fail;
-	}
+	if (id < 0)
+		return ERR(ENOSPC, "at most %d tunnels", TEP_TUNNELS_MAX);
 	t->id = (uint32_t)id;
 	if (rte_is_zero_ether_addr(&t->inner_smac)) {
 		/* A locally administered MAC per tunnel: 02:74:65:70:ID */
@@ -272,15 +258,45 @@ cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 				  (void *)(uintptr_t)id) < 0) {
 		__atomic_store_n(&tep.tunnel[id], NULL, __ATOMIC_RELEASE);
 		rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
-		ERR(ENOSPC, "tunnel table full");
-		goto fail;
+		return ERR(ENOSPC, "tunnel table full");
 	}
 	if (t->dport != 0)
 		tep.udp_tun_type[t->dport] = t->p.type;
 	return 0;
-fail:
-	rte_free(t);
-	return err->code ? err->code : EINVAL;
+}
+
+int
+cmd_tunnel_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	       struct tep_out *o, struct tep_err *err)
+{
+	struct tun_opts opts = { 0 };
+	struct tep_tunnel *t;
+	int ret;
+
+	(void)ctx;
+	(void)o;
+	if (strlen(argv[0]) >= TEP_NAME_MAX)
+		return ERR(EINVAL, "tunnel name longer than %d",
+			   TEP_NAME_MAX - 1);
+	if (tep_tunnel_find(argv[0]) >= 0)
+		return ERR(EEXIST, "tunnel \"%s\" exists", argv[0]);
+	t = rte_zmalloc("tep_tunnel", sizeof(*t), RTE_CACHE_LINE_SIZE);
+	if (t == NULL)
+		return ERR(ENOMEM, "out of memory");
+	snprintf(t->name, sizeof(t->name), "%s", argv[0]);
+	t->p.type = TEP_TUN_MAX;
+	t->p.csum = TEP_CSUM_LCO;
+	t->p.df = true;
+	t->p.gue_proto = 4;
+	t->vrf = TEP_VRF_DEFAULT;
+	ret = tun_options(t, &opts, argc, argv, err);
+	if (ret == 0)
+		ret = tun_check(t, &opts, err);
+	if (ret == 0)
+		ret = tun_install(t, err);
+	if (ret != 0)
+		rte_free(t);
+	return ret;
 }
 
 int
