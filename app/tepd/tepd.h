@@ -394,8 +394,8 @@ int tep_tunnel_find(const char *name);
 /* cmds.c */
 struct tep_ctl_table;
 struct tep_ctl_table *tep_cmds_table(void);
-/* `tunnel add ARGS` / `tunnel del NAME` for fpm.c: 0 or an errno, with
- * the message in e */
+/* cmd_tunnel.c: `tunnel add ARGS` / `tunnel del NAME` for fpm.c: 0 or an
+ * errno, with the message in e */
 int tep_tunnel_add_args(int argc, char **argv, char *e, size_t elen);
 int tep_tunnel_del_name(const char *name, char *e, size_t elen);
 

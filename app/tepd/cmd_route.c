@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+
+/*
+ * route add, del, show, get: configured routes, and the lookup a packet
+ * would take. Routes from zebra come in through fpm.c.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+static int
+cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
+	  struct tep_err *err, bool add)
+{
+	struct tep_nh nh = { 0 };
+	uint8_t a[16], depth;
+	int family, vrf = TEP_VRF_DEFAULT, i, ret;
+	int dev = -1, gw_family = 0;
+	const char *gw_str = NULL;
+	bool have_nh = false;
+	char e[256];
+
+	(void)ctx;
+	(void)o;
+	if (parse_prefix(argv[0], &family, a, &depth, false) != 0)
+		return ERR(EINVAL, "bad prefix \"%s\"", argv[0]);
+	for (i = 1; i < argc; i++) {
+		const char *kw = argv[i];
+
+		if (strcmp(kw, "blackhole") == 0) {
+			nh.type = TEP_NHT_BLACKHOLE;
+			have_nh = true;
+			continue;
+		}
+		if (i + 1 >= argc)
+			return ERR(EINVAL, "%s needs a value", kw);
+		if (strcmp(kw, "vrf") == 0) {
+			vrf = vrf_arg(argv[++i], err);
+			if (vrf < 0)
+				return ENOENT;
+		} else if (strcmp(kw, "via") == 0) {
+			gw_str = argv[++i];
+			if (parse_ip(gw_str, &gw_family, nh.gw) != 0)
+				return ERR(EINVAL, "bad gateway \"%s\"",
+					   gw_str);
+			nh.type = TEP_NHT_GW;
+			nh.gw_v6 = gw_family == 6;
+			have_nh = true;
+		} else if (strcmp(kw, "dev") == 0) {
+			dev = port_arg(argv[++i], err);
+			if (dev < 0)
+				return ENODEV;
+		} else if (strcmp(kw, "tunnel") == 0) {
+			int t = tep_tunnel_find(argv[++i]);
+
+			if (t < 0)
+				return ERR(ENOENT, "no tunnel \"%s\"", argv[i]);
+			nh.type = TEP_NHT_TUNNEL;
+			nh.tunnel = (uint32_t)t;
+			have_nh = true;
+		} else {
+			return ERR(EINVAL, "unknown route option \"%s\"", kw);
+		}
+	}
+	if (!add) {
+		ret = tep_route_del(&tep.rib, (uint16_t)vrf, family, a, depth,
+				    e, sizeof(e));
+		goto done;
+	}
+	if (!have_nh)
+		return ERR(EINVAL, "route add PREFIX [vrf NAME] (via IP [dev "
+			   "PORT] | tunnel NAME | blackhole)");
+	if (nh.type == TEP_NHT_GW) {
+		if (dev < 0) {
+			/* The gateway must be on a connected network. */
+			uint8_t p[16], d;
+			uint32_t idx = tep_route_get(&tep.rib, (uint16_t)vrf,
+						     gw_family, nh.gw, p, &d);
+
+			if (idx == TEP_NH_NONE ||
+			    tep.rib.nh[idx].type != TEP_NHT_CONNECTED)
+				return ERR(ENETUNREACH, "gateway %s is not on "
+					   "a connected network of vrf \"%s\": "
+					   "add an address or give dev",
+					   gw_str, tep.rib.vrf[vrf]->name);
+			dev = tep.rib.nh[idx].port;
+		}
+		if (tep.port[dev].vrf != vrf)
+			return ERR(EINVAL, "port %s is in vrf \"%s\", not "
+				   "\"%s\"", tep.port[dev].name,
+				   tep.rib.vrf[tep.port[dev].vrf]->name,
+				   tep.rib.vrf[vrf]->name);
+		nh.port = (uint16_t)dev;
+	}
+	/* A route in one VRF may point into a tunnel bound to another: the
+	 * tunnel's VRF is only where its decapsulated packets are routed. */
+	ret = tep_route_add(&tep.rib, (uint16_t)vrf, family, a, depth, &nh, e,
+			    sizeof(e));
+done:
+	if (ret != 0)
+		return ERR(ret, "%s: %s", argv[0], e);
+	if (vrf == TEP_VRF_DEFAULT)
+		tep_underlay_changed();
+	return 0;
+}
+
+int
+cmd_route_add(struct tep_ctl_ctx *c, int n, char **v, struct tep_out *o,
+	      struct tep_err *e)
+{
+	return cmd_route(c, n, v, o, e, true);
+}
+
+int
+cmd_route_del(struct tep_ctl_ctx *c, int n, char **v, struct tep_out *o,
+	      struct tep_err *e)
+{
+	return cmd_route(c, n, v, o, e, false);
+}
+
+static void
+out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
+{
+	char g[INET6_ADDRSTRLEN];
+
+	switch (nh->type) {
+	case TEP_NHT_GW:
+		tep_out_str(o, "via", " via %s", ip_str(nh->gw_v6 ? 6 : 4,
+							nh->gw, g, sizeof(g)));
+		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
+		break;
+	case TEP_NHT_CONNECTED:
+		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
+		tep_out_str(o, "scope", " scope %s", "link");
+		break;
+	case TEP_NHT_LOCAL:
+		tep_out_str(o, "type", " %s", "local");
+		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
+		break;
+	case TEP_NHT_TUNNEL:
+		tep_out_str(o, "tunnel", " tunnel %s",
+			    tep.tunnel[nh->tunnel] ?
+			    tep.tunnel[nh->tunnel]->name : "?");
+		break;
+	case TEP_NHT_BLACKHOLE:
+		tep_out_str(o, "type", " %s", "blackhole");
+		break;
+	default:
+		break;
+	}
+	/* text: only the unusual origin, so that tepctl's lines stay as they
+	 * were for configured routes; JSON: always */
+	if (nh->proto == TEP_PROTO_FPM)
+		tep_out_str(o, "proto", " proto %s", "fpm");
+	else
+		tep_out_str(o, "proto", NULL, "static");
+	(void)family;
+}
+
+static void
+out_route(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+	  const struct tep_nh *nh)
+{
+	struct tep_out *o = arg;
+	char a[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN + 8];
+
+	snprintf(p, sizeof(p), "%s/%u", ip_str(family, pfx, a, sizeof(a)),
+		 depth);
+	tep_out_open_object(o, NULL);
+	tep_out_str(o, "prefix", "%s", p);
+	out_nh(o, nh, family);
+	tep_out_newline(o);
+	tep_out_close_object(o);
+}
+
+int
+cmd_route_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	       struct tep_out *o, struct tep_err *err)
+{
+	int vrf = TEP_VRF_DEFAULT;
+
+	(void)ctx;
+	if (argc == 2) {
+		if (strcmp(argv[0], "vrf") != 0)
+			return ERR(EINVAL, "route show [vrf NAME]");
+		vrf = vrf_arg(argv[1], err);
+		if (vrf < 0)
+			return ENOENT;
+	} else if (argc != 0) {
+		return ERR(EINVAL, "route show [vrf NAME]");
+	}
+	tep_out_str(o, "vrf", NULL, tep.rib.vrf[vrf]->name);
+	tep_out_open_array(o, "routes");
+	tep_route_walk(&tep.rib, (uint16_t)vrf, 4, out_route, o);
+	tep_route_walk(&tep.rib, (uint16_t)vrf, 6, out_route, o);
+	tep_out_close_array(o);
+	return 0;
+}
+
+int
+cmd_route_get(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	      struct tep_out *o, struct tep_err *err)
+{
+	uint8_t a[16], pfx[16], depth = 0;
+	int family, vrf = TEP_VRF_DEFAULT;
+	uint32_t idx;
+
+	(void)ctx;
+	if (parse_ip(argv[0], &family, a) != 0)
+		return ERR(EINVAL, "bad address \"%s\"", argv[0]);
+	if (argc == 3) {
+		if (strcmp(argv[1], "vrf") != 0)
+			return ERR(EINVAL, "route get ADDR [vrf NAME]");
+		vrf = vrf_arg(argv[2], err);
+		if (vrf < 0)
+			return ENOENT;
+	} else if (argc != 1) {
+		return ERR(EINVAL, "route get ADDR [vrf NAME]");
+	}
+	idx = tep_route_get(&tep.rib, (uint16_t)vrf, family, a, pfx, &depth);
+	if (idx == TEP_NH_NONE)
+		return ERR(ENETUNREACH, "%s: no route in vrf \"%s\"", argv[0],
+			   tep.rib.vrf[vrf]->name);
+	tep_out_str(o, "address", "%s", argv[0]);
+	tep_out_str(o, "vrf", " vrf %s: ", tep.rib.vrf[vrf]->name);
+	tep_out_open_array(o, "routes");
+	out_route(o, family, pfx, depth, &tep.rib.nh[idx]);
+	tep_out_close_array(o);
+	return 0;
+}

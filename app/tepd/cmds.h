@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The tepd authors
+ */
+#ifndef TEPD_CMDS_H
+#define TEPD_CMDS_H
+
+/*
+ * Inside app/tepd only: what the command files share. The table in cmds.c
+ * names every command and its handler; an object's handlers are in
+ * cmd_OBJECT.c.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "tep_ctl_cmd.h"
+#include "tepd.h"
+
+/* In a handler (its struct tep_err is err): set the error, return code. */
+#define ERR(code, ...) tep_err_set(err, code, __VA_ARGS__)
+
+/* ---- cmds.c: arguments -------------------------------------------------- */
+
+/* An address: family 4 or 6 in *family, network-order bytes in a. */
+int parse_ip(const char *s, int *family, uint8_t *a);
+/* "A/L", or "A" (a host route) unless need_len. */
+int parse_prefix(const char *s, int *family, uint8_t *a, uint8_t *len,
+		 bool need_len);
+/* 0 to max: decimal, 0x hex or 0 octal, no sign. */
+int parse_u32(const char *s, uint32_t max, uint32_t *v);
+int parse_mac(const char *s, struct rte_ether_addr *m);
+const char *ip_str(int family, const uint8_t *a, char *buf, size_t len);
+/* A port or VRF by name, or -1 with err set (ENODEV, ENOENT). */
+int port_arg(const char *s, struct tep_err *err);
+int vrf_arg(const char *s, struct tep_err *err);
+/* EPERM with err set if p is a VRF's host port, else 0. */
+int refuse_host_port(const struct tep_port *p, struct tep_err *err);
+
+/* ---- cmd_addr.c --------------------------------------------------------- */
+
+/* An address's LOCAL and CONNECTED routes in vrf: both added or neither
+ * (0 or an errno, with e), or both deleted. port bind moves them. */
+int addr_routes(uint16_t port, const struct tep_addr *a, bool add,
+		uint16_t vrf, char *e, size_t elen);
+
+/* ---- the handlers ------------------------------------------------------- */
+
+/* struct tep_ctl_cmd's fn, written once rather than in 31 prototypes */
+typedef int tep_cmd_handler(struct tep_ctl_ctx *ctx, int argc, char **argv,
+			    struct tep_out *o, struct tep_err *err);
+
+/* cmd_port.c */
+tep_cmd_handler cmd_port_list, cmd_port_show, cmd_port_set, cmd_port_restart,
+	cmd_port_bind, cmd_offload_show;
+/* cmd_addr.c */
+tep_cmd_handler cmd_addr_add, cmd_addr_del;
+/* cmd_neigh.c */
+tep_cmd_handler cmd_neigh_add, cmd_neigh_del, cmd_neigh_show;
+/* cmd_vrf.c */
+tep_cmd_handler cmd_vrf_add, cmd_vrf_del, cmd_vrf_list, cmd_vrf_exec,
+	cmd_vrf_pids;
+/* cmd_tunnel.c */
+tep_cmd_handler cmd_tunnel_add, cmd_tunnel_del, cmd_tunnel_show;
+/* cmd_route.c */
+tep_cmd_handler cmd_route_add, cmd_route_del, cmd_route_show, cmd_route_get;
+/* cmd_stats.c */
+tep_cmd_handler cmd_stats, cmd_stats_clear, cmd_stats_watch;
+/* cmd_fpm.c */
+tep_cmd_handler cmd_fpm_show, cmd_fpm_set, cmd_evpn_local, cmd_evpn_vrf,
+	cmd_evpn_show;
+
+#endif /* TEPD_CMDS_H */
