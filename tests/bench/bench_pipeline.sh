@@ -9,6 +9,9 @@
 #
 #   bench_pipeline.sh [--smoke] [TYPES] [FAMILIES] [SIZES] [MODES]
 #   e.g. bench_pipeline.sh "vxlan geneve fou gue" "4 6" "64 512 1500" "lco full off"
+# MODES are the tunnel's csum modes (encapsulation), or decap: VXLAN/IPv4
+# from the far VTEP decapsulated and forwarded (the smallest such frame
+# is 92 bytes: size 64 gives that).
 # Env: BUILD (build dir), ROUTES (default 100000), SECONDS_PER_SAMPLE (2),
 # SAMPLES (3). Prints a table; asserts nothing about speed.
 set -euo pipefail
@@ -96,6 +99,26 @@ tepd_mpps() {	# TYPE FAM PCAP MODE SIZE -> "mpps load_seconds"
 	esac
 	csum="csum $mode"
 	[ "$type" = gre ] && { [ "$mode" = off ] && csum="" || csum="gre-csum on csum $mode"; }
+	if [ "$mode" = decap ]; then
+		# The other way: VXLAN from the far VTEP into the underlay
+		# port, the inner packets out of the access port to a
+		# gateway (gen_traffic.py --vxlan).
+		cat >"$WORK/tepd.conf" <<CONF
+vrf add red
+port set net_pcap0 role underlay
+port set net_pcap0 mtu $mtu
+addr add 198.51.100.1/24 dev net_pcap0
+port set net_null0 role access
+port bind net_null0 vrf red
+port set net_null0 mtu $mtu
+addr add 203.0.113.1/24 dev net_null0
+neigh add 203.0.113.2 lladdr 02:00:00:00:00:77 dev net_null0
+tunnel add t type vxlan local 198.51.100.1 remote 198.51.100.2 vni 42 vrf red
+route add 198.18.0.0/15 vrf red via 203.0.113.2
+CONF
+		sed 's/ tunnel t$/ via 203.0.113.2/' "$WORK/routes.conf" \
+			>>"$WORK/tepd.conf"
+	else
 	cat >"$WORK/tepd.conf" <<CONF
 vrf add red
 port set net_pcap0 role access
@@ -109,6 +132,7 @@ tunnel add t type $type local $local_ip remote $remote_ip $key vrf red $csum
 route add 198.18.0.0/15 vrf red tunnel t
 CONF
 	cat "$WORK/routes.conf" >>"$WORK/tepd.conf"
+	fi
 	local t0 t1
 	t0=$(date +%s.%N)
 	$TEPD $EAL --file-prefix "tb$$" --vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" \
@@ -148,18 +172,32 @@ DEAD=
 printf '%-7s %-4s %5s %-5s %9s %11s %9s %8s\n' type fam bytes csum "tepd_Mpps" \
 	"testpmd_Mpps" "fraction" "load_s"
 for size in $SIZES; do
-	$PY "$HERE/gen_traffic.py" "$size" "$WORK/p$size.pcap"
-	ref=$(testpmd_mpps "$WORK/p$size.pcap" "$size")
+	ref= refvx=
+	case " $MODES " in *" decap "*)
+		# decap: VXLAN/IPv4 frames of this size, their own reference
+		$PY "$HERE/gen_traffic.py" --vxlan "$size" "$WORK/v$size.pcap"
+		refvx=$(testpmd_mpps "$WORK/v$size.pcap" "$size") ;;
+	esac
+	case " $MODES " in *" lco "*|*" full "*|*" off "*|*" offload "*)
+		$PY "$HERE/gen_traffic.py" "$size" "$WORK/p$size.pcap"
+		ref=$(testpmd_mpps "$WORK/p$size.pcap" "$size") ;;
+	esac
 	for type in $TYPES; do
 		for fam in $FAMS; do
 			for mode in $MODES; do
+				pcap=$WORK/p$size.pcap r=$ref
+				if [ "$mode" = decap ]; then
+					# the generator makes VXLAN/IPv4 only
+					[ "$type/$fam" = vxlan/4 ] || continue
+					pcap=$WORK/v$size.pcap r=$refvx
+				fi
 				read -r mpps load < <(tepd_mpps "$type" "$fam" \
-					"$WORK/p$size.pcap" "$mode" "$size")
-				frac=$(awk -v a="$mpps" -v b="$ref" \
+					"$pcap" "$mode" "$size")
+				frac=$(awk -v a="$mpps" -v b="$r" \
 					'BEGIN { printf "%.0f%%", (b > 0 ? 100 * a / b : 0) }')
 				printf '%-7s %-4s %5s %-5s %9s %11s %9s %8s\n' \
 					"$type" "ipv$fam" "$size" "$mode" "$mpps" \
-					"$ref" "$frac" "$load"
+					"$r" "$frac" "$load"
 				# nothing forwarded is a broken set-up, not a
 				# slow one
 				[ "$mpps" != 0.00 ] || DEAD="$DEAD $type/ipv$fam/$size/$mode"

@@ -1,21 +1,42 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The tepd authors
-"""gen_traffic.py SIZE OUT.pcap [FLOWS [DST_MAC]]: tenant frames for the
-pipeline benchmark: FLOWS UDP flows (default 512) from 192.0.2.0/24 to
-addresses in 198.18.0.0/15, each frame SIZE bytes on the wire (without
-FCS), with valid checksums (scapy computes them), addressed to DST_MAC:
-by default the MAC net_pcap gives its first port, 02:70:63:61:70:00
-(tepd drops frames for other MACs: drop_not_for_us)."""
+"""gen_traffic.py [--vxlan] SIZE OUT.pcap [FLOWS [DST_MAC]]: tenant frames
+for the pipeline benchmark: FLOWS UDP flows (default 512) from
+192.0.2.0/24 to addresses in 198.18.0.0/15, each frame SIZE bytes on the
+wire (without FCS), with valid checksums (scapy computes them), addressed
+to DST_MAC: by default the MAC net_pcap gives its first port,
+02:70:63:61:70:00 (tepd drops frames for other MACs: drop_not_for_us).
+
+--vxlan: the same flows inside VXLAN, as the far VTEP 198.51.100.2 sends
+them to 198.51.100.1 (VNI 42, inner
+MAC 02:74:65:70:00:00: tepd's first tunnel), SIZE bytes outer; the outer
+UDP checksum is 0, as Linux's VXLAN sends over IPv4 by default."""
 import sys
 
-from scapy.all import Ether, IP, UDP, Raw, wrpcap
+from scapy.all import Ether, IP, UDP, VXLAN, Raw, wrpcap
 
+vxlan = len(sys.argv) > 1 and sys.argv[1] == "--vxlan"
+if vxlan:
+    del sys.argv[1]
 size, out = int(sys.argv[1]), sys.argv[2]
 flows = int(sys.argv[3]) if len(sys.argv) > 3 else 512
 dst = sys.argv[4] if len(sys.argv) > 4 else "02:70:63:61:70:00"
 pad = max(0, size - 4 - 14 - 20 - 8)   # 64-byte frame = 60 + 4 FCS
 pkts = []
+if vxlan:
+    pad = max(0, pad - 8 - 14 - 20 - 8)
+    for i in range(flows):
+        inner = (Ether(dst="02:74:65:70:00:00", src="02:00:00:00:00:42") /
+                 IP(src="192.0.2.%d" % (i % 250 + 1),
+                    dst="198.18.%d.%d" % (i // 250, i % 250 + 1), ttl=64) /
+                 UDP(sport=10000 + i, dport=4000) / Raw(b"\x5a" * pad))
+        pkts.append(Ether(dst=dst, src="02:00:00:00:00:99") /
+                    IP(src="198.51.100.2", dst="198.51.100.1", ttl=64) /
+                    UDP(sport=49152 + i, dport=4789, chksum=0) /
+                    VXLAN(vni=42) / inner)
+    wrpcap(out, pkts)
+    sys.exit(0)
 for i in range(flows):
     pkts.append(Ether(dst=dst, src="02:00:00:00:00:02") /
                 IP(src="192.0.2.%d" % (i % 250 + 1),

@@ -83,6 +83,33 @@ tunnel_proxy(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	return true;
 }
 
+/* The tunnel a decapsulated packet belongs to, by (type, VNI, remote). */
+static inline const struct tep_tunnel *
+tunnel_find(struct worker *w, const struct tep_tun_key *k)
+{
+	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+	const struct tep_tunnel *t;
+	void *data;
+
+	if (likely(w->last_tun.gen == gen && w->last_tun.t != NULL &&
+		   memcmp(&w->last_tun.key, k, sizeof(*k)) == 0)) {
+		t = __atomic_load_n(&tep.tunnel[w->last_tun.id],
+				    __ATOMIC_ACQUIRE);
+		if (likely(t == w->last_tun.t))
+			return t;
+	}
+	if (rte_hash_lookup_data(tep.tun_hash, k, &data) < 0)
+		return NULL;
+	t = __atomic_load_n(&tep.tunnel[(uintptr_t)data], __ATOMIC_ACQUIRE);
+	if (t != NULL) {
+		w->last_tun.key = *k;
+		w->last_tun.gen = gen;
+		w->last_tun.id = (uint32_t)(uintptr_t)data;
+		w->last_tun.t = t;
+	}
+	return t;
+}
+
 /*
  * A packet for one of our underlay addresses: a tunnel packet is stripped
  * down to an Ethernet frame carrying the inner IP packet, bound to its
@@ -101,7 +128,6 @@ dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	struct tep_decap d;
 	enum tep_reason r;
 	unsigned int pflags;
-	void *data;
 	uint8_t type;
 
 	/* Which header the PMD's checksum flags speak of: on a tunnel the
@@ -168,9 +194,8 @@ dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	k.v6 = d.outer_v6;
 	k.vni = d.has_vni ? d.vni : 0;
 	memcpy(k.remote, buf + d.src_off, d.outer_v6 ? 16 : 4);
-	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) < 0 ||
-	    (t = __atomic_load_n(&tep.tunnel[(uintptr_t)data],
-				 __ATOMIC_ACQUIRE)) == NULL) {
+	t = tunnel_find(w, &k);
+	if (t == NULL) {
 		dp_drop(w, m, TEP_R_NO_TUNNEL);
 		return -1;
 	}

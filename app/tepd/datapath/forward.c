@@ -67,6 +67,30 @@ flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
 			 (proto == 6 ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 }
 
+/* A gateway's MAC: a route's gateway is the same for every packet of a
+ * burst, so the last one is kept (datapath.h says when it is valid). */
+static inline uint64_t
+gw_mac(struct worker *w, uint16_t port, int family, const uint8_t *gw)
+{
+	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+	size_t len = family == 4 ? 4 : 16;
+	uint64_t mac;
+
+	if (likely(w->last_gw.gen == gen && w->last_gw.mac != 0 &&
+		   w->last_gw.port == port && w->last_gw.family == family &&
+		   memcmp(w->last_gw.ip, gw, len) == 0))
+		return w->last_gw.mac;
+	mac = tep_neigh_mac(port, family, gw);
+	if (mac != 0) {
+		memcpy(w->last_gw.ip, gw, len);
+		w->last_gw.port = port;
+		w->last_gw.family = (uint8_t)family;
+		w->last_gw.gen = gen;
+		w->last_gw.mac = mac;
+	}
+	return mac;
+}
+
 void
 dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	int family)
@@ -95,8 +119,9 @@ dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	gw = nh->type == TEP_NHT_GW ? nh->gw :
 	     family == 4 ? ip + 16 : ip + 24;
 	/* A gateway may be of the other family (IPv4 via IPv6, RFC 5549). */
-	mac = tep_neigh_mac(nh->port, nh->type == TEP_NHT_GW ?
-			    (nh->gw_v6 ? 6 : 4) : family, gw);
+	mac = nh->type == TEP_NHT_GW ?
+	      gw_mac(w, nh->port, nh->gw_v6 ? 6 : 4, gw) :
+	      tep_neigh_mac(nh->port, family, gw);
 	if (mac == 0) {
 		struct tep_mbuf_priv *pv = tep_priv(m);
 
