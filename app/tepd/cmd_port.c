@@ -93,22 +93,30 @@ out_offload(struct tep_out *o, const struct tep_port *p)
 	tep_out_close_object(o);
 }
 
+/* Every port, as `out` writes one. */
+static int
+out_ports(struct tep_out *o,
+	  void (*out)(struct tep_out *o, const struct tep_port *p))
+{
+	uint16_t i;
+
+	tep_out_open_array(o, "ports");
+	for (i = 0; i < tep.nb_ports; i++)
+		if (tep.port[i].present)
+			out(o, &tep.port[i]);
+	tep_out_close_array(o);
+	return 0;
+}
+
 int
 cmd_port_list(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	      struct tep_out *o, struct tep_err *err)
 {
-	uint16_t i;
-
 	(void)ctx;
 	(void)argc;
 	(void)argv;
 	(void)err;
-	tep_out_open_array(o, "ports");
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present)
-			out_port(o, &tep.port[i]);
-	tep_out_close_array(o);
-	return 0;
+	return out_ports(o, out_port);
 }
 
 int
@@ -296,16 +304,9 @@ int
 cmd_offload_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		 struct tep_out *o, struct tep_err *err)
 {
-	uint16_t i;
-
 	(void)ctx;
 	(void)argc;
 	(void)argv;
 	(void)err;
-	tep_out_open_array(o, "ports");
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present)
-			out_offload(o, &tep.port[i]);
-	tep_out_close_array(o);
-	return 0;
+	return out_ports(o, out_offload);
 }
