@@ -106,14 +106,13 @@ tepd_mpps() {	# TYPE FAM PCAP MODE SIZE -> "mpps load_seconds"
 		cat >"$WORK/tepd.conf" <<CONF
 vrf add red
 port set net_pcap0 role underlay
-port set net_pcap0 mtu $mtu
 addr add 198.51.100.1/24 dev net_pcap0
 port set net_null0 role access
 port bind net_null0 vrf red
 port set net_null0 mtu $mtu
 addr add 203.0.113.1/24 dev net_null0
 neigh add 203.0.113.2 lladdr 02:00:00:00:00:77 dev net_null0
-tunnel add t type vxlan local 198.51.100.1 remote 198.51.100.2 vni 42 vrf red
+tunnel add t type vxlan local 198.51.100.1 remote 198.51.100.2 vni 42 inner-dmac 02:00:00:00:00:42 vrf red
 route add 198.18.0.0/15 vrf red via 203.0.113.2
 CONF
 		sed 's/ tunnel t$/ via 203.0.113.2/' "$WORK/routes.conf" \

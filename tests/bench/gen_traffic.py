@@ -14,7 +14,7 @@ MAC 02:74:65:70:00:00: tepd's first tunnel), SIZE bytes outer; the outer
 UDP checksum is 0, as Linux's VXLAN sends over IPv4 by default."""
 import sys
 
-from scapy.all import Ether, IP, UDP, VXLAN, Raw, wrpcap
+from scapy.all import Ether, IP, UDP, Raw, wrpcap
 
 vxlan = len(sys.argv) > 1 and sys.argv[1] == "--vxlan"
 if vxlan:
@@ -25,6 +25,9 @@ dst = sys.argv[4] if len(sys.argv) > 4 else "02:70:63:61:70:00"
 pad = max(0, size - 4 - 14 - 20 - 8)   # 64-byte frame = 60 + 4 FCS
 pkts = []
 if vxlan:
+    # RFC 7348's header, written out: scapy's VXLAN layer sets the GPE
+    # next-protocol bits when an Ethernet frame follows it
+    vxlan_hdr = bytes([0x08, 0, 0, 0]) + (42 << 8).to_bytes(4, "big")
     pad = max(0, pad - 8 - 14 - 20 - 8)
     for i in range(flows):
         inner = (Ether(dst="02:74:65:70:00:00", src="02:00:00:00:00:42") /
@@ -34,7 +37,7 @@ if vxlan:
         pkts.append(Ether(dst=dst, src="02:00:00:00:00:99") /
                     IP(src="198.51.100.2", dst="198.51.100.1", ttl=64) /
                     UDP(sport=49152 + i, dport=4789, chksum=0) /
-                    VXLAN(vni=42) / inner)
+                    Raw(vxlan_hdr) / inner)
     wrpcap(out, pkts)
     sys.exit(0)
 for i in range(flows):

@@ -201,6 +201,8 @@ int dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf,
 	     uint32_t *tun);
 void dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	      int family);
+void dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+		    const struct tep_nh *nh, int family);
 void dp_tunnel_answer(struct worker *w, struct rte_mbuf *m,
 		      const struct tep_tunnel *t, uint32_t len);
 void dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,

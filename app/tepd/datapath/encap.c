@@ -105,14 +105,40 @@ set_tunnel_txmeta(struct rte_mbuf *m, const struct tep_tunnel *t,
 		      tun_flag[t->tmpl.type];
 }
 
+/* What a run of packets into one tunnel adds to its counters: written
+ * once per run, not per packet. */
+struct encap_tally {
+	uint64_t pkts, bytes;
+	uint64_t ocsum[RTE_DIM(((struct tep_cnt_tun *)0)->ocsum)];
+};
+
+/* routed: the packets were tenants' (tepd's own answers are not). */
+static inline void
+tally_flush(struct worker *w, const struct tep_tunnel *t,
+	    const struct encap_tally *tl, bool routed)
+{
+	struct tep_cnt_tun *c = &w->cnt->tun[t->id];
+	unsigned int i;
+
+	if (tl->pkts == 0)
+		return;
+	c->encap += tl->pkts;
+	c->encap_bytes += tl->bytes;
+	for (i = 0; i < RTE_DIM(tl->ocsum); i++)
+		c->ocsum[i] += tl->ocsum[i];
+	if (routed)
+		w->cnt->vrf[w->vrf].routed += tl->pkts;
+}
+
 /*
  * Put tunnel t's headers in front of m (pk describes the inner packet),
- * addressed to the tunnel's underlay next hop e, and count it. False when
- * m was dropped; on success m has no offload request yet.
+ * addressed to the tunnel's underlay next hop e, and count it in tl.
+ * False when m was dropped; on success m has no offload request yet.
  */
 static bool
 tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
-	    const struct tun_egress *e, const struct tep_encap_pkt *pk)
+	    const struct tun_egress *e, const struct tep_encap_pkt *pk,
+	    struct encap_tally *tl)
 {
 	uint8_t *outer = (uint8_t *)rte_pktmbuf_prepend(m, t->tmpl.len);
 	int ret;
@@ -130,9 +156,9 @@ tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	}
 	set_macs(outer, e->dmac, &tep.port[e->port].mac);
 	m->ol_flags = 0;
-	w->cnt->tun[t->id].encap++;
-	w->cnt->tun[t->id].encap_bytes += m->pkt_len;
-	w->cnt->tun[t->id].ocsum[ret]++;
+	tl->pkts++;
+	tl->bytes += m->pkt_len;
+	tl->ocsum[ret]++;
 	return true;
 }
 
@@ -156,29 +182,21 @@ encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f)
 	return t->tmpl.csum != TEP_CSUM_LCO || !ones || t->tmpl.gue_rco;
 }
 
-void
-dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-      int family)
+/*
+ * One packet into tunnel t, whose egress e (on port op) the caller found
+ * for the run of packets m belongs to.
+ */
+static inline void
+encap_one(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	  int family, const struct tep_tunnel *t, const struct tun_egress *e,
+	  const struct tep_port *op, struct encap_tally *tl)
 {
-	const struct tep_tunnel *t =
-		__atomic_load_n(&tep.tunnel[nh->tunnel], __ATOMIC_ACQUIRE);
-	const struct tun_egress *e;
-	const struct tep_port *op;
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *), *inner;
 	struct tep_encap_pkt pk;
 	struct tep_flow f;
-	uint8_t *eth, *inner;
 	uint32_t inner_len;
 	bool pending;
 
-	if (t == NULL) {
-		dp_drop(w, m, TEP_R_NO_TUNNEL);
-		return;
-	}
-	eth = rte_pktmbuf_mtod(m, uint8_t *);
-	e = tunnel_egress(w, t, m);
-	if (e == NULL)
-		return;
-	op = &tep.port[e->port];
 	inner_len = m->pkt_len - (t->tmpl.inner_eth ? 0 : 14);
 	if (inner_len + t->tmpl.len - t->tmpl.l2_len > op->mtu) {
 		w->cnt->tun[t->id].drop[TEP_R_TOO_BIG]++;
@@ -256,12 +274,53 @@ dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
 	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
 	pk.l4.ip4_hdr_ok = family == 4;
-	if (!tunnel_push(w, m, t, e, &pk))
+	if (!tunnel_push(w, m, t, e, &pk, tl))
 		return;
 	if (pending && !t->tmpl.gue_rco)
 		set_tunnel_txmeta(m, t, &f, family);
-	w->cnt->vrf[w->vrf].routed++;
 	dp_tx_enqueue(w, e->port, m);
+}
+
+/*
+ * n packets of one VRF and family into the tunnel of next hop nh: the
+ * tunnel, its egress and the egress port are loaded once for the run, and
+ * its counters written once.
+ */
+void
+dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+	       const struct tep_nh *nh, int family)
+{
+	const struct tep_tunnel *t =
+		__atomic_load_n(&tep.tunnel[nh->tunnel], __ATOMIC_ACQUIRE);
+	const struct tun_egress *e = NULL;
+	const struct tep_port *op = NULL;
+	struct encap_tally tl = { 0 };
+	uint16_t i;
+
+	if (t == NULL) {
+		for (i = 0; i < n; i++)
+			dp_drop(w, pkts[i], TEP_R_NO_TUNNEL);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (unlikely(e == NULL)) {
+			/* Unresolved or unroutable: tried again for each
+			 * packet, which it consumes (dropped or punted). */
+			e = tunnel_egress(w, t, pkts[i]);
+			if (e == NULL)
+				continue;
+			op = &tep.port[e->port];
+		}
+		encap_one(w, pkts[i], nh, family, t, e, op, &tl);
+	}
+	tally_flush(w, t, &tl, true);
+}
+
+void
+dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	 int family)
+{
+	dp_encap_burst(w, &m, 1, nh, family);
 }
 
 /*
@@ -274,6 +333,7 @@ dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *
 	      uint32_t len)
 {
 	const struct tun_egress *e;
+	struct encap_tally tl = { 0 };
 	struct tep_encap_pkt pk;
 
 	if (m->pkt_len > len)
@@ -288,6 +348,8 @@ dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *
 	pk.sport = t->tmpl.sport_lo;
 	pk.ip_id = w->ip_id++;
 	pk.l4.kind = TEP_L4_NONE;
-	if (tunnel_push(w, m, t, e, &pk))
+	if (tunnel_push(w, m, t, e, &pk, &tl)) {
 		dp_tx_enqueue(w, e->port, m);
+		tally_flush(w, t, &tl, false);
+	}
 }

@@ -152,10 +152,27 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 			w->cnt->stage_pkts[TEP_ST_LOOKUP] += ng;
 			t0 = t1;
 		}
-		for (i = 0; i < ng; i++) {
+		for (i = 0; i < ng; ) {
+			uint16_t j = (uint16_t)(i + 1);
+
 			w->src_tunnel = grp_tun[i];
-			dispatch(w, grp[i], nhs[i], family, decapsulated,
-				 again, again_vrf, again_tun, &nagain);
+			/* A run of packets into one tunnel (a burst mostly
+			 * is one) is encapsulated together. */
+			if (nhs[i] != TEP_NH_NONE &&
+			    tep.rib.nh[nhs[i]].type == TEP_NHT_TUNNEL &&
+			    !(grp[i]->ol_flags & RTE_MBUF_F_RX_LRO)) {
+				while (j < ng && nhs[j] == nhs[i] &&
+				       grp_tun[j] == grp_tun[i] &&
+				       !(grp[j]->ol_flags & RTE_MBUF_F_RX_LRO))
+					j++;
+				dp_encap_burst(w, grp + i, (uint16_t)(j - i),
+					       &tep.rib.nh[nhs[i]], family);
+			} else {
+				dispatch(w, grp[i], nhs[i], family,
+					 decapsulated, again, again_vrf,
+					 again_tun, &nagain);
+			}
+			i = j;
 		}
 		w->src_tunnel = TEP_NO_TUNNEL;
 		if (tep.stats_cycles) {
