@@ -16,6 +16,8 @@
 
 #include <rte_malloc.h>
 
+#include "tep_bytes.h"
+#include "tep_csum.h"
 #include "cmds.h"
 
 static int
@@ -216,6 +218,23 @@ tun_check(struct tep_tunnel *t, const struct tun_opts *opts,
  * same type, vni/key and remote already (a received packet is matched to
  * its tunnel by these), or if no id is free.
  */
+/* The inner Ethernet header encap writes is the tunnel's two MACs and the
+ * packet's EtherType: its sum, for LCO not to read it per packet. */
+static void
+inner_eth_sums(struct tep_tunnel *t)
+{
+	static const uint16_t et[2] = { TEP_ETH_P_IPV4, TEP_ETH_P_IPV6 };
+	uint8_t h[14];
+	int i;
+
+	memcpy(h, t->inner_dmac.addr_bytes, 6);
+	memcpy(h + 6, t->inner_smac.addr_bytes, 6);
+	for (i = 0; i < 2; i++) {
+		tep_wr16(h + 12, et[i]);
+		t->inner_eth_sum[i] = tep_csum_partial(h, sizeof(h), 0);
+	}
+}
+
 static int
 tun_install(struct tep_tunnel *t, struct tep_err *err)
 {
@@ -247,6 +266,8 @@ tun_install(struct tep_tunnel *t, struct tep_err *err)
 	}
 	t->overhead = (uint16_t)(t->tmpl.len - t->tmpl.l2_len +
 				 (t->tmpl.inner_eth ? 14 : 0));
+	if (t->tmpl.inner_eth)
+		inner_eth_sums(t);
 	/* Clear counters left by a tunnel that had this id before. */
 	tep_cnt_tun_reset((uint32_t)id);
 	/* Workers cache each tunnel id's egress: this id may have been a

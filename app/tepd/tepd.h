@@ -174,6 +174,9 @@ struct tep_tunnel {
 	struct rte_ether_addr inner_dmac;	/* the remote router's MAC */
 	struct rte_ether_addr inner_smac;	/* ours, on the overlay */
 	uint16_t overhead;			/* bytes added by encap */
+	/* Sum of the inner Ethernet header encap writes, for an IPv4 [0]
+	 * and an IPv6 [1] packet (tep_encap_pkt.inner_pre_sum). */
+	uint32_t inner_eth_sum[2];
 	uint8_t csum_asked;			/* csum mode as configured */
 };
 

@@ -327,12 +327,21 @@ lco_from_template(const struct tep_encap_tmpl *t, const uint8_t *l4,
 	const struct tep_inner_l4 *in = &pkt->l4;
 	uint32_t hdr = (uint32_t)(t->len - t->l4_off);
 	uint32_t upto = in->ip4_hdr_ok ? in->l3_off : in->csum_start;
+	uint32_t from = 0;
 	uint32_t s = tep_csum_add(phdr, t->lco_base);
 
 	if (t->type != TEP_TUN_GRE)
 		s = tep_csum_add(s, be16_word(pkt->sport) +
 				    be16_word((uint16_t)l4_len));
-	s = tep_csum_block_add(s, tep_csum_partial(l4 + hdr, upto, 0), hdr);
+	if (pkt->inner_pre_len != 0 && pkt->inner_pre_len <= upto &&
+	    !(pkt->inner_pre_len & 1)) {
+		from = pkt->inner_pre_len;
+		s = tep_csum_block_add(s, pkt->inner_pre_sum, hdr);
+	}
+	if (upto > from)
+		s = tep_csum_block_add(s, tep_csum_partial(l4 + hdr + from,
+							   upto - from, 0),
+				       hdr + from);
 	s = tep_csum_block_add(s, (uint16_t)~seed, hdr + in->csum_start);
 	return tep_csum_finish(s);
 }

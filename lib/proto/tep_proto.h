@@ -224,6 +224,13 @@ struct tep_encap_pkt {
 	 * full outer sum. LCO needs neither. */
 	uint16_t inner_contig;
 	uint32_t inner_tail_sum;
+	/* The partial sum (tep_csum_partial) of the inner packet's first
+	 * inner_pre_len bytes, when the caller knows it without reading
+	 * them: an inner Ethernet header made of a tunnel's constant MACs
+	 * and the packet's EtherType. LCO then sums only what follows
+	 * (0: nothing known; an even length, at most the L3 offset). */
+	uint16_t inner_pre_len;
+	uint32_t inner_pre_sum;
 };
 
 /* How the outer checksum was produced (for counters); < 0 is an error. */

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "tep_csum.h"
 #include "tep_proto.h"
 #include "tep_ref.h"
 
@@ -248,6 +249,13 @@ test_roundtrip_all(void **state)
 			/* make_inner's IPv4 headers are valid: half the time
 			 * let LCO skip them (they sum to -0). */
 			pk.l4.ip4_hdr_ok = !in6 && (rep & 1);
+			/* and half the time hand over the inner Ethernet
+			 * header's sum, as the datapath does */
+			if (eth && (rep & 2)) {
+				pk.inner_pre_len = 14;
+				pk.inner_pre_sum = tep_csum_partial(buf + t.len,
+								    14, 0);
+			}
 			ret = tep_encap_write(&t, buf, &pk);
 			assert_true(ret >= 0);
 			if (pending)	/* "the NIC" fills the inner one */
@@ -274,6 +282,58 @@ test_roundtrip_all(void **state)
 		}
 	}
 	assert_true(n > 1000);
+}
+
+/* LCO uses a caller's sum of the inner Ethernet header instead of the
+ * bytes: a wrong one gives a wrong outer checksum (by the naive sum), the
+ * right one the same packet as without it. */
+static void
+test_lco_inner_pre_sum(void **state)
+{
+	static uint8_t a[TEP_ENCAP_HDR_MAX + 2048], b[sizeof(a)];
+	int i, wrong = 0;
+	(void)state;
+
+	for (i = 0; i < 2000; i++) {
+		struct tep_encap_params p;
+		struct tep_encap_tmpl t;
+		struct tep_encap_pkt pk;
+		struct tep_flow f;
+		const uint8_t *ip, *l4;
+		char err[128];
+		size_t ilen, l4len;
+
+		mk_params(&p, i & 1 ? TEP_TUN_GENEVE : TEP_TUN_VXLAN, i & 2);
+		p.csum = TEP_CSUM_LCO;
+		assert_int_equal(tep_encap_tmpl_build(&t, &p, err, sizeof(err)),
+				 0);
+		assert_true(t.inner_eth);
+		ilen = make_inner(a + t.len, 1, (i >> 2) & 1,
+				  K_TCP + (i >> 3) % 2, 0);
+		memcpy(b, a, sizeof(a));
+		assert_int_equal(tep_flow_parse(a + t.len, ilen, 1, &f),
+				 TEP_R_OK);
+		memset(&pk, 0, sizeof(pk));
+		pk.inner_len = (uint16_t)ilen;
+		pk.sport = 50000;
+		pk.l4 = f.l4;
+		pk.l4.ip4_hdr_ok = !((i >> 2) & 1);
+		assert_int_equal(tep_encap_write(&t, a, &pk), TEP_OCSUM_LCO);
+		pk.inner_pre_len = 14;
+		pk.inner_pre_sum = tep_csum_partial(b + t.len, 14, 0);
+		assert_int_equal(tep_encap_write(&t, b, &pk), TEP_OCSUM_LCO);
+		assert_memory_equal(a, b, t.len + ilen);
+		ref_check_outer(b, t.len + ilen, &t);
+		/* one bit off in the handed-over sum */
+		pk.inner_pre_sum ^= 1u << (i % 16);
+		assert_int_equal(tep_encap_write(&t, b, &pk), TEP_OCSUM_LCO);
+		ip = b + t.l2_len;
+		l4 = b + t.l4_off;
+		l4len = t.len + ilen - t.l4_off;
+		wrong += tep_ref_sum(l4, l4len, ref_phdr(ip, 17,
+					(uint32_t)l4len)) != 0xffff;
+	}
+	assert_int_equal(wrong, 2000);
 }
 
 /* Ethernet padding after the inner IP datagram: covered by the outer
@@ -994,6 +1054,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_all),
+		cmocka_unit_test(test_lco_inner_pre_sum),
 		cmocka_unit_test(test_inner_trailer),
 		cmocka_unit_test(test_gue_rco_roundtrip),
 		cmocka_unit_test(test_refusals),

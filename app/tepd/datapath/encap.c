@@ -271,6 +271,9 @@ encap_one(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	pk.flow_label = f.hash & 0xfffff;
 	pk.l4 = f.l4;
 	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+	/* The inner Ethernet header is the tunnel's: its sum is known. */
+	pk.inner_pre_len = t->tmpl.inner_eth ? 14 : 0;
+	pk.inner_pre_sum = t->inner_eth_sum[family == 6];
 	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
 	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
 	pk.l4.ip4_hdr_ok = family == 4;
