@@ -119,13 +119,31 @@ dp_tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 		dp_tx_flush(w, port);
 }
 
+/*
+ * Six bytes of a MAC address as the control plane stores them (copied into
+ * a zeroed uint64_t), read with two loads into registers: copying into a
+ * zeroed variable on the stack and reading it back as 8 bytes cannot be
+ * forwarded from the stores and stalled every packet.
+ */
+static inline uint64_t
+mac_load(const uint8_t *p)
+{
+	uint32_t lo;
+	uint16_t hi;
+
+	memcpy(&lo, p, 4);
+	memcpy(&hi, p + 4, 2);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return lo | (uint64_t)hi << 32;
+#else
+	return (uint64_t)lo << 32 | (uint64_t)hi << 16;
+#endif
+}
+
 static inline uint64_t
 mac_to_u64(const struct rte_ether_addr *a)
 {
-	uint64_t v = 0;
-
-	memcpy(&v, a->addr_bytes, 6);
-	return v;
+	return mac_load(a->addr_bytes);
 }
 
 static inline void
@@ -143,9 +161,8 @@ set_macs(uint8_t *eth, uint64_t dst, const struct rte_ether_addr *src)
 static inline bool
 l2_for_us(const uint8_t *eth, uint64_t own)
 {
-	uint64_t dst = 0;
+	uint64_t dst = mac_load(eth);
 
-	memcpy(&dst, eth, 6);
 	if (likely(dst == own))
 		return true;
 	if (!(eth[0] & 1))

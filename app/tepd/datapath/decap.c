@@ -83,26 +83,41 @@ tunnel_proxy(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	return true;
 }
 
-/* The tunnel a decapsulated packet belongs to, by (type, VNI, remote). */
+/*
+ * The tunnel a decapsulated packet belongs to, by (type, VNI, remote):
+ * remote is the outer source address in the packet. The last one found is
+ * checked first, field by field against the packet (a key built on the
+ * stack and compared at once would be read back before its stores land).
+ */
 static inline const struct tep_tunnel *
-tunnel_find(struct worker *w, const struct tep_tun_key *k)
+tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
+	    const uint8_t *remote)
 {
 	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
 	const struct tep_tunnel *t;
+	struct tep_tun_key k;
 	void *data;
 
 	if (likely(w->last_tun.gen == gen && w->last_tun.t != NULL &&
-		   memcmp(&w->last_tun.key, k, sizeof(*k)) == 0)) {
+		   w->last_tun.key.type == type && w->last_tun.key.v6 == v6 &&
+		   w->last_tun.key.vni == vni &&
+		   (v6 ? memcmp(w->last_tun.key.remote, remote, 16) == 0 :
+			 tep_rd32(w->last_tun.key.remote) == tep_rd32(remote)))) {
 		t = __atomic_load_n(&tep.tunnel[w->last_tun.id],
 				    __ATOMIC_ACQUIRE);
 		if (likely(t == w->last_tun.t))
 			return t;
 	}
-	if (rte_hash_lookup_data(tep.tun_hash, k, &data) < 0)
+	memset(&k, 0, sizeof(k));
+	k.type = type;
+	k.v6 = v6;
+	k.vni = vni;
+	memcpy(k.remote, remote, v6 ? 16 : 4);
+	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) < 0)
 		return NULL;
 	t = __atomic_load_n(&tep.tunnel[(uintptr_t)data], __ATOMIC_ACQUIRE);
 	if (t != NULL) {
-		w->last_tun.key = *k;
+		w->last_tun.key = k;
 		w->last_tun.gen = gen;
 		w->last_tun.id = (uint32_t)(uintptr_t)data;
 		w->last_tun.t = t;
@@ -124,7 +139,6 @@ dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	uint32_t len = m->data_len;
 	const struct tep_tunnel *t;
 	struct tep_rxcsum rv;
-	struct tep_tun_key k;
 	struct tep_decap d;
 	enum tep_reason r;
 	unsigned int pflags;
@@ -189,12 +203,8 @@ dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 		return -1;
 	}
 
-	memset(&k, 0, sizeof(k));
-	k.type = d.type;
-	k.v6 = d.outer_v6;
-	k.vni = d.has_vni ? d.vni : 0;
-	memcpy(k.remote, buf + d.src_off, d.outer_v6 ? 16 : 4);
-	t = tunnel_find(w, &k);
+	t = tunnel_find(w, d.type, d.outer_v6, d.has_vni ? d.vni : 0,
+			buf + d.src_off);
 	if (t == NULL) {
 		dp_drop(w, m, TEP_R_NO_TUNNEL);
 		return -1;
