@@ -33,7 +33,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	uint16_t port = m->port, cport = tep_cnt_port_of(m);
 	uint8_t eth[14], *ip;
 	uint32_t ihl, tot;
-	int n, i;
+	int n, i, k;
 
 	if (ip_mtu < 68) {
 		dp_drop(w, m, TEP_R_TOO_BIG);
@@ -76,7 +76,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	rte_pktmbuf_free(m);
 	w->cnt->port[cport].frag_pkts++;
 	w->cnt->port[cport].frags += (uint64_t)n;
-	for (i = 0; i < n; i++) {
+	for (i = 0, k = 0; i < n; i++) {
 		struct rte_mbuf *f = frags[i];
 		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(f, 14);
 
@@ -85,6 +85,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 			rte_pktmbuf_free(f);
 			continue;
 		}
+		frags[k++] = f;
 		memcpy(p, eth, 14);
 		ip = p + 14;
 		/* rte_ip_frag leaves the header checksum to the caller */
@@ -92,11 +93,13 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		tep_wr_csum(ip + 10, tep_ipv4_hdr_csum(ip, (ip[0] & 0xfu) * 4u));
 		f->port = port;
 		f->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-		if (nh->type == TEP_NHT_TUNNEL)
-			dp_encap(w, f, nh, 4);
-		else
-			dp_forward(w, f, nh, 4);
 	}
+	/* The fragments take the packet's path together. */
+	if (nh->type == TEP_NHT_TUNNEL)
+		dp_encap_burst(w, frags, (uint16_t)k, nh, 4);
+	else
+		for (i = 0; i < k; i++)
+			dp_forward(w, frags[i], nh, 4);
 }
 
 void
@@ -134,10 +137,10 @@ dp_gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	w->cnt->port[tep_cnt_port_of(m)].gso_pkts++;
 	w->cnt->port[tep_cnt_port_of(m)].gso_segs += (uint64_t)n;
 	rte_pktmbuf_free(m);
-	for (i = 0; i < n; i++) {
-		if (nh->type == TEP_NHT_TUNNEL)
-			dp_encap(w, segs[i], nh, family);
-		else
+	/* The segments take the super-packet's path together. */
+	if (nh->type == TEP_NHT_TUNNEL)
+		dp_encap_burst(w, segs, (uint16_t)n, nh, family);
+	else
+		for (i = 0; i < n; i++)
 			dp_forward(w, segs[i], nh, family);
-	}
 }
