@@ -56,21 +56,27 @@ int
 cmd_evpn_vrf(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	     struct tep_out *o, struct tep_err *err)
 {
+	struct rte_ether_addr rmac;
 	uint32_t vni;
 	char e[256];
 	int v, ret;
 
 	(void)ctx;
-	(void)argc;
 	(void)o;
 	v = vrf_arg(argv[0], err);
 	if (v < 0)
 		return ENOENT;
 	if (strcmp(argv[1], "vni") != 0 ||
-	    parse_u32(argv[2], 0xffffff, &vni) != 0)
-		return ERR(EINVAL, "evpn vrf NAME vni N, N 1-16777215 "
-			   "(0: none)");
-	ret = tep_fpm_evpn_vrf((uint16_t)v, vni, e, sizeof(e));
+	    parse_u32(argv[2], 0xffffff, &vni) != 0 ||
+	    (argc > 3 && (argc != 5 || strcmp(argv[3], "rmac") != 0)))
+		return ERR(EINVAL, "evpn vrf NAME vni N [rmac MAC], N "
+			   "1-16777215 (0: none)");
+	if (argc == 5 && (parse_mac(argv[4], &rmac) != 0 ||
+			  !rte_is_unicast_ether_addr(&rmac)))
+		return ERR(EINVAL, "rmac \"%s\": not a unicast MAC",
+			   argv[4]);
+	ret = tep_fpm_evpn_vrf((uint16_t)v, vni, argc == 5 ? &rmac : NULL,
+			       e, sizeof(e));
 	return ret ? ERR(ret, "%s", e) : 0;
 }
 

@@ -122,10 +122,16 @@ tun_option(struct tep_tunnel *t, struct tun_opts *opts, const char *kw,
 				   "1-65535", val);
 		t->p.sport_lo = (uint16_t)lo;
 		t->p.sport_hi = (uint16_t)hi;
-	} else if (strcmp(kw, "inner-dmac") == 0) {
-		if (parse_mac(val, &t->inner_dmac) != 0)
-			return ERR(EINVAL, "inner-dmac \"%s\": not a MAC",
-				   val);
+	} else if (strcmp(kw, "inner-dmac") == 0 ||
+		   strcmp(kw, "inner-smac") == 0) {
+		struct rte_ether_addr *mac = kw[6] == 'd' ? &t->inner_dmac :
+					     &t->inner_smac;
+
+		/* the source must be unicast: decap takes frames to it */
+		if (parse_mac(val, mac) != 0 ||
+		    (mac == &t->inner_smac && !rte_is_unicast_ether_addr(mac)))
+			return ERR(EINVAL, "%s \"%s\": not a%s MAC", kw, val,
+				   kw[6] == 's' ? " unicast" : "");
 	} else if (strcmp(kw, "gre-csum") == 0 || strcmp(kw, "rco") == 0 ||
 		   strcmp(kw, "df") == 0) {
 		bool on = strcmp(val, "on") == 0;
@@ -419,8 +425,11 @@ out_tunnel(struct tep_out *o, const struct tep_tunnel *t)
 	tep_out_u64(o, "ttl", " ttl %" PRIu64, t->p.ttl ? t->p.ttl : 64);
 	tep_out_u64(o, "srcport_lo", " srcport %" PRIu64, t->tmpl.sport_lo);
 	tep_out_u64(o, "srcport_hi", "-%" PRIu64, t->tmpl.sport_hi);
-	if (t->tmpl.inner_eth)
+	if (t->tmpl.inner_eth) {
 		tep_out_str(o, "inner_dmac", " inner-dmac %s", mac);
+		rte_ether_format_addr(mac, sizeof(mac), &t->inner_smac);
+		tep_out_str(o, "inner_smac", " inner-smac %s", mac);
+	}
 	tep_out_u64(o, "overhead", " overhead %" PRIu64, t->overhead);
 	tep_out_newline(o);
 	tep_out_close_object(o);

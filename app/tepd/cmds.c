@@ -163,7 +163,7 @@ static const struct tep_ctl_cmd cmds[] = {
 	  cmd_vrf_pids },
 	{ "tunnel add", "NAME type vxlan|geneve|fou|gue|gre local IP remote "
 	  "IP [vni N|key N] [dstport N] [vrf NAME] [csum lco|full|offload|off]"
-	  " [ttl N] [tos N|inherit] [srcport LO-HI] [inner-dmac MAC] "
+	  " [ttl N] [tos N|inherit] [srcport LO-HI] [inner-dmac MAC] [inner-smac MAC] "
 	  "[inner ipv4|ipv6] [gre-csum on|off] [rco on|off] [df on|off]",
 	  "create a tunnel", 7, TEP_CTL_ARGS_ANY, 0, cmd_tunnel_add },
 	{ "tunnel del", "NAME", "delete a tunnel (no route may use it)", 1, 1,
@@ -192,8 +192,9 @@ static const struct tep_ctl_cmd cmds[] = {
 	  "tunnels (auto, the default: the first address of the family on "
 	  "an underlay port)", 1, 1, 0,
 	  cmd_evpn_local },
-	{ "evpn vrf", "NAME vni N", "the VRF's L3VNI, for EVPN routes from "
-	  "FPM that carry none (0: none)", 3, 3, 0, cmd_evpn_vrf },
+	{ "evpn vrf", "NAME vni N [rmac MAC]", "the VRF's L3VNI, for EVPN "
+	  "routes from FPM that carry none (0: none), and tepd's router MAC "
+	  "in it", 3, 5, 0, cmd_evpn_vrf },
 	{ "evpn show", NULL, "L3VNIs, router MACs, EVPN tunnels, pending "
 	  "routes", 0, 0, 0, cmd_evpn_show },
 	{ "offload show", NULL, "per port: what the NIC does, what tepd does "

@@ -65,6 +65,7 @@
 #define FPM_QUIET_MS	2000	/* replay complete after this silence */
 #define FPM_HOLD_MS	60000	/* zebra gone: routes kept so long */
 #define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
+#define FPM_NLPORTS	64	/* zebra netlink port ids mapped to VRFs */
 
 /*
  * Counters, named as tepctl stats shows them ("fpm_" + name); what each
@@ -75,7 +76,8 @@
 	X(frames) X(bytes) X(ignored)					\
 	X(routes_added) X(routes_deleted)				\
 	X(route_del_unknown) X(route_del_not_fpm) X(routes_static_kept)	\
-	X(routes_no_vrf) X(routes_no_gateway) X(routes_unresolved)	\
+	X(routes_no_vrf) X(routes_vrf_ambiguous)			\
+	X(routes_no_gateway) X(routes_unresolved)			\
 	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
 	X(sweeps) X(routes_swept)					\
 	X(macs_added) X(macs_deleted)					\
@@ -108,6 +110,14 @@ static struct {
 	uint32_t hold_ms;
 	uint32_t tables_logged[FPM_TABLES_LOGGED];
 	unsigned int ntables_logged;
+	/* nlmsg_pid -> VRF, per connection (zebra's port ids change when
+	 * it restarts); the VRF's name too, as VRF ids are reused */
+	struct {
+		uint32_t pid;
+		int vrf;	/* as vrf_of_nlport() returned it */
+		char name[TEP_VRF_NAME_MAX];
+	} nlport[FPM_NLPORTS];
+	unsigned int nnlport;
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS };
@@ -117,9 +127,16 @@ static struct {
 #define FPM_RMAC_MAX	256	/* remote VTEPs with a router MAC */
 #define FPM_PENDING_MAX	4096	/* routes waiting for a router MAC */
 #define RTNH_F_ONLINK_	4	/* linux/rtnetlink.h */
+#define RTPROT_BGP_	186	/* linux/rtnetlink.h, FRR's bgpd */
+
+/* A remote VTEP's router MAC: per VRF when the VRF could be told (zebra
+ * sends it on the L3VNI's VXLAN device, in the VRF's namespace), else
+ * for every VRF (RMAC_ANY_VRF). */
+#define RMAC_ANY_VRF	TEP_VRF_MAX
 
 struct rmac {
 	bool used;
+	uint16_t vrf;
 	uint8_t fam;		/* 4 or 6 */
 	uint8_t vtep[16];
 	struct rte_ether_addr mac;
@@ -141,6 +158,9 @@ static struct {
 	/* per VRF id; the name too, as ids are reused after vrf del */
 	uint32_t l3vni[TEP_VRF_MAX];
 	char l3vni_vrf[TEP_VRF_MAX][TEP_VRF_NAME_MAX];
+	/* our router MAC in the VRF, as advertised by zebra (the SVI's):
+	 * inner source of the VRF's tunnels and what decap accepts */
+	struct rte_ether_addr own_rmac[TEP_VRF_MAX];
 	struct tep_addr local;		/* family 0: pick an underlay's */
 	struct rmac rmac[FPM_RMAC_MAX];
 	struct pending pending[FPM_PENDING_MAX];
@@ -176,6 +196,65 @@ vrf_of_table(uint32_t table)
 		if (tep.rib.vrf[i] != NULL && tep.rib.vrf[i]->table == table)
 			return i;
 	return -1;
+}
+
+/*
+ * zebra's netns VRF backend (the one usable without kernel VRF devices)
+ * says table 254 for every VRF; only nlmsg_pid differs: the port id of
+ * zebra's netlink socket in the VRF's namespace. With -N each VRF's host
+ * side is a namespace zebra sees as a VRF, so the VRF is the one whose
+ * namespace holds a route netlink socket with that port id. Looked up
+ * once per port id and connection. -1: in no VRF's namespace (zebra's
+ * default VRF), -2: in several (port ids are per namespace).
+ */
+static int
+vrf_of_nlport(uint32_t pid)
+{
+	unsigned int i;
+	int vrf;
+
+	for (i = 0; i < fpm.nnlport; i++) {
+		vrf = fpm.nlport[i].vrf;
+		if (fpm.nlport[i].pid != pid)
+			continue;
+		if (vrf < 0 || (tep.rib.vrf[vrf] != NULL &&
+				strcmp(tep.rib.vrf[vrf]->name,
+				       fpm.nlport[i].name) == 0))
+			return vrf;
+		break;	/* that VRF was deleted: look again */
+	}
+	vrf = tep_vrfhost_vrf_of_nlport(pid);
+	if (i == fpm.nnlport) {
+		if (fpm.nnlport == FPM_NLPORTS)
+			return vrf;	/* not cached: correct, slower */
+		fpm.nnlport++;
+	}
+	fpm.nlport[i].pid = pid;
+	fpm.nlport[i].vrf = vrf;
+	snprintf(fpm.nlport[i].name, sizeof(fpm.nlport[i].name), "%s",
+		 vrf >= 0 ? tep.rib.vrf[vrf]->name : "");
+	if (vrf == -2)
+		fprintf(stderr, "tepd: fpm: netlink port id %u is in several "
+			"vrfs' namespaces: its routes are skipped "
+			"(fpm_routes_vrf_ambiguous)\n", pid);
+	else
+		printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
+		       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default (in no "
+		       "vrf's namespace)");
+	return vrf;
+}
+
+/* The VRF of a route message: by table; the main table by the namespace
+ * zebra sent it for (above). -1 none, -2 ambiguous. */
+static int
+vrf_of_route(const struct tep_fpm_msg *m)
+{
+	int vrf;
+
+	if (m->route.table != 254 && m->route.table != 0)
+		return vrf_of_table(m->route.table);
+	vrf = tep_vrfhost_enabled() ? vrf_of_nlport(m->nlmsg_pid) : -1;
+	return vrf == -1 ? TEP_VRF_DEFAULT : vrf;
 }
 
 static void
@@ -269,9 +348,10 @@ l3vni_of(uint16_t vrf)
 /*
  * Is this an EVPN route (docs/evpn.md)? With a VXLAN encap: yes, its VNI.
  * Without one (what zebra 8.4.4 sent): when its VRF has an L3VNI
- * (`evpn vrf NAME vni N`) and the next hop is on-link (RTNH_F_ONLINK on the
- * route or the next hop: zebra marks EVPN next hops so, as the remote VTEP
- * is on no network of the VRF). The gateway is the remote VTEP.
+ * (`evpn vrf NAME vni N`), bgpd installed it and the next hop is on-link
+ * (RTNH_F_ONLINK on the route or the next hop: zebra marks EVPN next hops
+ * so, as the remote VTEP is on no network of the VRF). The gateway is the
+ * remote VTEP.
  */
 static bool
 evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni)
@@ -284,7 +364,10 @@ evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni)
 		*vni = n->vni;
 		return true;
 	}
-	if (n->encap_type != 0 ||
+	/* bgpd's only: an on-link route another daemon installed (a kernel
+	 * default via an on-link gateway in the VRF's namespace) is not a
+	 * route to a VTEP */
+	if (n->encap_type != 0 || rt->protocol != RTPROT_BGP_ ||
 	    !((rt->rtm_flags | n->flags) & RTNH_F_ONLINK_))
 		return false;
 	*vni = l3vni_of(vrf);
@@ -292,12 +375,13 @@ evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni)
 }
 
 static struct rmac *
-rmac_find(int fam, const uint8_t *vtep)
+rmac_find(uint16_t vrf, int fam, const uint8_t *vtep)
 {
 	int i;
 
 	for (i = 0; i < FPM_RMAC_MAX; i++)
-		if (ev.rmac[i].used && ev.rmac[i].fam == fam &&
+		if (ev.rmac[i].used && ev.rmac[i].vrf == vrf &&
+		    ev.rmac[i].fam == fam &&
 		    memcmp(ev.rmac[i].vtep, vtep, fam == 4 ? 4 : 16) == 0)
 			return &ev.rmac[i];
 	return NULL;
@@ -319,21 +403,25 @@ tunnel_find(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni)
 	return -1;
 }
 
-/* The router MAC to put inside: the one zebra sent for the VTEP, else
- * that of another tunnel of ours to it (zebra 8.4.4 withdrew a VTEP's
- * MAC while a route through it remained: docs/evpn.md). */
+/* The router MAC to put inside: the one zebra sent for the VTEP in this
+ * VRF, or for the VTEP in any VRF, else that of another tunnel of ours
+ * to it in the VRF (zebra 8.4.4 withdrew a VTEP's MAC while a route
+ * through it remained: docs/evpn.md). */
 static const struct rte_ether_addr *
-vtep_mac(int fam, const uint8_t *vtep)
+vtep_mac(uint16_t vrf, int fam, const uint8_t *vtep)
 {
-	struct rmac *r = rmac_find(fam, vtep);
+	struct rmac *r = rmac_find(vrf, fam, vtep);
 	int i;
 
+	if (r == NULL)
+		r = rmac_find(RMAC_ANY_VRF, fam, vtep);
 	if (r != NULL)
 		return &r->mac;
 	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
 		const struct tep_tunnel *t = tep.tunnel[i];
 
-		if (ev.tun[i] && t != NULL && t->p.outer_v6 == (fam == 6) &&
+		if (ev.tun[i] && t != NULL && t->vrf == vrf &&
+		    t->p.outer_v6 == (fam == 6) &&
 		    memcmp(t->p.dst, vtep, fam == 4 ? 4 : 16) == 0)
 			return &t->inner_dmac;
 	}
@@ -395,7 +483,9 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 {
 	char name[TEP_NAME_MAX], loc[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
 	char vs[16], macs[RTE_ETHER_ADDR_FMT_SIZE], e[256];
-	char *argv[14];
+	char own[RTE_ETHER_ADDR_FMT_SIZE];
+	char *argv[16];
+	int argc = 13;
 	uint8_t la[16];
 	int id = tunnel_find(vrf, fam, vtep, vni), ret;
 
@@ -425,8 +515,13 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 	argv[10] = tep.rib.vrf[vrf]->name;
 	argv[11] = (char *)(uintptr_t)"inner-dmac";
 	argv[12] = macs;
-	argv[13] = NULL;
-	ret = tep_tunnel_add_args(13, argv, e, sizeof(e));
+	if (!rte_is_zero_ether_addr(&ev.own_rmac[vrf])) {
+		rte_ether_format_addr(own, sizeof(own), &ev.own_rmac[vrf]);
+		argv[argc++] = (char *)(uintptr_t)"inner-smac";
+		argv[argc++] = own;
+	}
+	argv[argc] = NULL;
+	ret = tep_tunnel_add_args(argc, argv, e, sizeof(e));
 	if (ret != 0) {
 		if (fpm.c.evpn_tunnel_failed++ == 0)
 			fprintf(stderr, "tepd: fpm: evpn tunnel %s: %s "
@@ -512,7 +607,7 @@ evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
 
 	id = tunnel_find(vrf, fam, n->gw, vni);
 	if (id < 0) {
-		mac = vtep_mac(fam, n->gw);
+		mac = vtep_mac(vrf, fam, n->gw);
 		if (mac == NULL) {
 			pending_add(vrf, rt, vni);
 			return &pend_ctr;
@@ -526,11 +621,11 @@ evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
 	return NULL;
 }
 
-static void route_add(const struct tep_fpm_route *rt);
+static void route_add(const struct tep_fpm_route *rt, int vrf);
 
 /* A router MAC came: install the routes that waited for it. */
 static void
-pending_release(int fam, const uint8_t *vtep)
+pending_release(uint16_t vrf, int fam, const uint8_t *vtep)
 {
 	struct tep_fpm_route rt;
 	unsigned int i;
@@ -540,15 +635,13 @@ pending_release(int fam, const uint8_t *vtep)
 		uint32_t gen = fpm.gen;
 
 		if (!p->used || p->vtep_fam != fam ||
+		    (vrf != RMAC_ANY_VRF && p->vrf != vrf) ||
 		    memcmp(p->vtep, vtep, fam == 4 ? 4 : 16) != 0)
 			continue;
 		memset(&rt, 0, sizeof(rt));
 		rt.family = p->family == 4 ? AF_INET : AF_INET6;
 		rt.plen = p->plen;
 		memcpy(rt.prefix, p->prefix, 16);
-		rt.table = p->vrf == TEP_VRF_DEFAULT ? 254 :
-			   tep.rib.vrf[p->vrf] != NULL ?
-			   tep.rib.vrf[p->vrf]->table : 0;
 		rt.type = TEP_FPM_RTN_UNICAST;
 		rt.nh_count = 1;
 		rt.nh[0].gw_family = fam == 4 ? AF_INET : AF_INET6;
@@ -560,31 +653,62 @@ pending_release(int fam, const uint8_t *vtep)
 			continue;
 		/* installed with the generation it came with */
 		fpm.gen = p->gen;
-		route_add(&rt);
+		route_add(&rt, p->vrf);
 		fpm.gen = gen;
 	}
+}
+
+/*
+ * The VRF of a router MAC. zebra sends it on the L3VNI's VXLAN device
+ * (ndm_ifindex, in the VRF's namespace; nlmsg_pid is 0): with host
+ * namespaces (-N) the VRF is the one whose namespace has a VXLAN device
+ * of that index with the VRF's L3VNI (indexes are per namespace, so the
+ * VNI must agree). NDA_VNI, when sent, names the L3VNI directly.
+ * RMAC_ANY_VRF when neither tells.
+ */
+static uint16_t
+mac_vrf(const struct tep_fpm_mac *m)
+{
+	uint32_t vni;
+	int v;
+
+	for (v = 0; v < TEP_VRF_MAX; v++) {
+		uint32_t l3 = l3vni_of((uint16_t)v);
+
+		if (l3 == 0)
+			continue;
+		if (m->has_vni ? m->vni == l3 :
+		    m->ifindex > 0 &&
+		    tep_vrfhost_vxlan_vni((uint16_t)v, m->ifindex, &vni) == 0 &&
+		    vni == l3)
+			return (uint16_t)v;
+	}
+	return RMAC_ANY_VRF;
 }
 
 static void
 mac_add(const struct tep_fpm_mac *m)
 {
 	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	uint16_t vrf;
 	struct rmac *r;
 
 	fpm.c.macs_added++;
 	if (m->vtep_family == 0)
 		return;		/* no VTEP: not a router MAC */
-	r = rmac_find(fam, m->vtep);
+	vrf = mac_vrf(m);
+	r = rmac_find(vrf, fam, m->vtep);
 	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
 		if (!ev.rmac[i].used)
 			r = &ev.rmac[i];
 	if (r == NULL)
 		return;
 	r->used = true;
+	r->vrf = vrf;
 	r->fam = (uint8_t)fam;
 	memcpy(r->vtep, m->vtep, 16);
 	memcpy(&r->mac, m->mac, 6);
-	pending_release(fam, m->vtep);
+	pending_release(vrf, fam, m->vtep);
 }
 
 static void
@@ -596,7 +720,7 @@ mac_del(const struct tep_fpm_mac *m)
 	if (m->vtep_family == 0)
 		return;
 	/* Tunnels made with it keep it (see vtep_mac) */
-	r = rmac_find(m->vtep_family == AF_INET ? 4 : 6, m->vtep);
+	r = rmac_find(mac_vrf(m), m->vtep_family == AF_INET ? 4 : 6, m->vtep);
 	if (r != NULL)
 		r->used = false;
 }
@@ -629,7 +753,8 @@ tep_fpm_evpn_local(const char *ip, char *err, size_t errlen)
 }
 
 int
-tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen)
+tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni,
+		 const struct rte_ether_addr *rmac, char *err, size_t errlen)
 {
 	int i;
 
@@ -641,6 +766,10 @@ tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen)
 		}
 	}
 	ev.l3vni[vrf] = vni;
+	/* like the local address: tunnels made from now on */
+	memset(&ev.own_rmac[vrf], 0, sizeof(ev.own_rmac[vrf]));
+	if (vni != 0 && rmac != NULL)
+		ev.own_rmac[vrf] = *rmac;
 	snprintf(ev.l3vni_vrf[vrf], sizeof(ev.l3vni_vrf[vrf]), "%s",
 		 tep.rib.vrf[vrf]->name);
 	return 0;
@@ -666,6 +795,10 @@ tep_fpm_evpn_show(struct tep_out *o)
 		tep_out_open_object(o, NULL);
 		tep_out_str(o, "vrf", "vrf %s", tep.rib.vrf[i]->name);
 		tep_out_u64(o, "vni", " vni %" PRIu64, ev.l3vni[i]);
+		if (!rte_is_zero_ether_addr(&ev.own_rmac[i])) {
+			rte_ether_format_addr(m, sizeof(m), &ev.own_rmac[i]);
+			tep_out_str(o, "rmac", " rmac %s", m);
+		}
 		tep_out_newline(o);
 		tep_out_close_object(o);
 	}
@@ -682,6 +815,9 @@ tep_fpm_evpn_show(struct tep_out *o)
 			    r->fam == 4 ? AF_INET : AF_INET6, r->vtep, a,
 			    sizeof(a)));
 		tep_out_str(o, "mac", " rmac %s", m);
+		if (r->vrf != RMAC_ANY_VRF && tep.rib.vrf[r->vrf] != NULL)
+			tep_out_str(o, "vrf", " vrf %s",
+				    tep.rib.vrf[r->vrf]->name);
 		tep_out_newline(o);
 		tep_out_close_object(o);
 	}
@@ -702,22 +838,35 @@ tep_fpm_evpn_show(struct tep_out *o)
 	tep_out_newline(o);
 }
 
+/* A route's VRF could not be told (vrf_of_route()): counted, skipped. */
+static bool
+no_vrf(const struct tep_fpm_route *rt, int vrf)
+{
+	if (vrf == -2) {
+		fpm.c.routes_vrf_ambiguous++;
+		return true;
+	}
+	if (vrf < 0) {
+		fpm.c.routes_no_vrf++;
+		log_no_vrf(rt->table);
+		return true;
+	}
+	return false;
+}
+
 static void
-route_add(const struct tep_fpm_route *rt)
+route_add(const struct tep_fpm_route *rt, int vrf)
 {
 	struct tep_nh nh = { 0 };
-	int vrf = vrf_of_table(rt->table), family = family_of(rt->family);
+	int family = family_of(rt->family);
 	const struct tep_nh *cur;
 	struct tep_nh was = { 0 };
 	uint64_t *skip = NULL;
 	uint32_t vni;
 	char e[256];
 
-	if (vrf < 0) {
-		fpm.c.routes_no_vrf++;
-		log_no_vrf(rt->table);
+	if (no_vrf(rt, vrf))
 		return;
-	}
 	/* A configured route wins over zebra's: FPM never touches it.
 	 * Checked first, so that no tunnel is made or route held for it. */
 	cur = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
@@ -779,15 +928,13 @@ route_add(const struct tep_fpm_route *rt)
 }
 
 static void
-route_del(const struct tep_fpm_route *rt)
+route_del(const struct tep_fpm_route *rt, int vrf)
 {
-	int vrf = vrf_of_table(rt->table), family = family_of(rt->family);
+	int family = family_of(rt->family);
 	const struct tep_nh *nh;
 
-	if (vrf < 0) {
-		fpm.c.routes_no_vrf++;
+	if (no_vrf(rt, vrf))
 		return;
-	}
 	pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
 				  rt->plen));
 	nh = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
@@ -909,10 +1056,10 @@ apply(const struct tep_fpm_msg *m)
 {
 	switch (m->kind) {
 	case TEP_FPM_ROUTE_ADD:
-		route_add(&m->route);
+		route_add(&m->route, vrf_of_route(m));
 		break;
 	case TEP_FPM_ROUTE_DEL:
-		route_del(&m->route);
+		route_del(&m->route, vrf_of_route(m));
 		break;
 	case TEP_FPM_MAC_ADD:
 		mac_add(&m->mac);
@@ -924,6 +1071,20 @@ apply(const struct tep_fpm_msg *m)
 		fpm.c.ignored++;
 		break;
 	}
+}
+
+/* The start of a frame that could not be framed, for the log: what
+ * zebra sent is the first thing anyone will want to see. */
+static void
+log_frame_head(const uint8_t *b, size_t len)
+{
+	size_t i, n = len < 64 ? len : 64;
+
+	fprintf(stderr, "tepd: fpm: frame starts");
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s%02x", i % 4 ? "" : " ", b[i]);
+	fprintf(stderr, "%s (%zu bytes buffered)\n", n < len ? " ..." : "",
+		len);
 }
 
 static void
@@ -948,7 +1109,7 @@ static bool
 drain_frames(void)
 {
 	struct tep_fpm_msg m;
-	size_t off = 0, flen;
+	size_t off = 0, flen, moff;
 	int ret;
 
 	while (off < fpm.blen) {
@@ -957,17 +1118,27 @@ drain_frames(void)
 			break;
 		fpm.frame_no++;
 		if (ret != TEP_FPM_E_OK) {
+			log_frame_head(fpm.buf + off, fpm.blen - off);
 			parse_error(ret, NULL);
 			return false;
 		}
-		memset(&m, 0, sizeof(m));
-		ret = tep_fpm_decode(fpm.buf + off, flen, &m);
+		/* every message of the frame decoded before any is applied:
+		 * nothing of a frame that does not parse is installed */
+		moff = 0;
+		do
+			ret = tep_fpm_decode_next(fpm.buf + off, flen, &moff,
+						  &m);
+		while (ret == TEP_FPM_E_OK && moff < flen);
 		if (ret != TEP_FPM_E_OK) {
 			parse_error(ret, &m);
 			return false;
 		}
 		fpm.c.frames++;
-		apply(&m);
+		moff = 0;
+		do {
+			tep_fpm_decode_next(fpm.buf + off, flen, &moff, &m);
+			apply(&m);
+		} while (moff < flen);
 		off += flen;
 	}
 	if (off != 0) {
@@ -1049,6 +1220,7 @@ conn_accept(void)
 	fpm.gen++;
 	if (fpm.gen == 0)
 		fpm.gen = 1;
+	fpm.nnlport = 0;
 	fpm.sweep_due = true;
 	fpm.hold_due = false;
 	fpm.last_tsc = rte_rdtsc();

@@ -350,6 +350,13 @@ int tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino);
 /* Tasks (thread-group ids) whose network namespace is the VRF's: how many
  * there are; the first max go to pids. */
 int tep_vrfhost_pids(uint16_t vrf, int *pids, int max);
+/* The VRF whose host namespace holds a route netlink socket bound to
+ * `portid` (zebra's netns VRF backend: nlmsg_pid of its FPM messages);
+ * -1 none, -2 several. */
+int tep_vrfhost_vrf_of_nlport(uint32_t portid);
+/* The VNI of the VXLAN device `ifindex` in the VRF's host namespace: 0,
+ * or -errno (not a VXLAN device: -EINVAL). */
+int tep_vrfhost_vxlan_vni(uint16_t vrf, int ifindex, uint32_t *vni);
 
 /* Control thread: send a frame out of a port (via worker 0's TX), or into
  * a tunnel (an Ethernet frame; IP-carrying tunnels take what follows its
@@ -436,7 +443,8 @@ int tep_fpm_set(const char *key, const char *value, char *err,
 		size_t errlen);
 /* EVPN: evpn local IP, evpn vrf NAME vni N, evpn show */
 int tep_fpm_evpn_local(const char *ip, char *err, size_t errlen);
-int tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni, char *err, size_t errlen);
+int tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni,
+		     const struct rte_ether_addr *rmac, char *err, size_t errlen);
 void tep_fpm_evpn_show(struct tep_out *o);
 /* /metrics: every counter (parse errors by their tep_fpm_err_str name,
  * err set), and whether zebra is connected. */

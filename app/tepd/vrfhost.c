@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/netlink.h>
+#include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
 #include <rte_eal.h>
@@ -192,6 +193,88 @@ nl_default_route(struct vrfhost *h, int family)
 		family == 4 ? 4 : 16);
 	nl_attr(&q, RTA_OIF, &oif, sizeof(oif));
 	return nl_talk(h, &q);
+}
+
+/* The attribute `type` among those in [p, end), or NULL. */
+static const struct rtattr *
+nl_find(const uint8_t *p, const uint8_t *end, uint16_t type, size_t *len)
+{
+	while (p + sizeof(struct rtattr) <= end) {
+		struct rtattr a;
+
+		memcpy(&a, p, sizeof(a));
+		if (a.rta_len < sizeof(a) || p + a.rta_len > end)
+			return NULL;
+		if ((a.rta_type & NLA_TYPE_MASK) == type) {
+			*len = a.rta_len - RTA_LENGTH(0);
+			return (const struct rtattr *)(uintptr_t)p;
+		}
+		p += RTA_ALIGN(a.rta_len);
+	}
+	return NULL;
+}
+
+/* The VNI of the VXLAN device `ifindex` of the namespace: 0, or -errno
+ * (-ENODEV: no such device, -EINVAL: not a VXLAN device). */
+static int
+nl_vxlan_vni(struct vrfhost *h, int ifindex, uint32_t *vni)
+{
+	static uint8_t buf[32768];
+	const uint8_t *p, *end, *a;
+	struct nlmsghdr m;
+	struct nlreq q;
+	size_t alen;
+	ssize_t len;
+
+	memset(&q, 0, sizeof(q));
+	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.i));
+	q.n.nlmsg_type = RTM_GETLINK;
+	q.n.nlmsg_flags = NLM_F_REQUEST;
+	q.n.nlmsg_seq = ++h->nl_seq;
+	q.i.ifi_family = AF_UNSPEC;
+	q.i.ifi_index = ifindex;
+	if (send(h->nl_fd, &q, q.n.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		len = recv(h->nl_fd, buf, sizeof(buf), 0);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < (ssize_t)sizeof(m))
+			return len < 0 ? -errno : -EIO;
+		memcpy(&m, buf, sizeof(m));
+		if (m.nlmsg_seq == h->nl_seq)
+			break;	/* an older request's late answer otherwise */
+	}
+	if (m.nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr e;
+
+		if (m.nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+			return -EIO;
+		memcpy(&e, buf + NLMSG_HDRLEN, sizeof(e));
+		return e.error != 0 ? e.error : -EIO;
+	}
+	if (m.nlmsg_type != RTM_NEWLINK || m.nlmsg_len > (size_t)len ||
+	    m.nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+		return -EIO;
+	p = buf + NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	end = buf + m.nlmsg_len;
+	a = (const uint8_t *)nl_find(p, end, IFLA_LINKINFO, &alen);
+	if (a == NULL)
+		return -EINVAL;
+	p = a + RTA_LENGTH(0);
+	end = p + alen;
+	a = (const uint8_t *)nl_find(p, end, IFLA_INFO_KIND, &alen);
+	if (a == NULL || alen < 5 || memcmp(a + RTA_LENGTH(0), "vxlan", 5) != 0)
+		return -EINVAL;
+	a = (const uint8_t *)nl_find(p, end, IFLA_INFO_DATA, &alen);
+	if (a == NULL)
+		return -EINVAL;
+	p = a + RTA_LENGTH(0);
+	a = (const uint8_t *)nl_find(p, p + alen, IFLA_VXLAN_ID, &alen);
+	if (a == NULL || alen != sizeof(*vni))
+		return -EINVAL;
+	memcpy(vni, a + RTA_LENGTH(0), sizeof(*vni));
+	return 0;
 }
 
 /* ---- the namespace -------------------------------------------------------- */
@@ -584,4 +667,87 @@ tep_vrfhost_pids(uint16_t vrf, int *pids, int max)
 	}
 	closedir(d);
 	return n;
+}
+
+/*
+ * Does this namespace (-1: tepd's own) hold a NETLINK_ROUTE socket bound
+ * to port id `portid`, other than tepd's own `own_fd`? /proc/net/netlink
+ * lists the sockets of the namespace of the thread that opens it, so the
+ * file is opened from inside and read from home.
+ */
+static bool
+netns_has_nlport(int netns_fd, int own_fd, uint32_t portid)
+{
+	struct sockaddr_nl own = { 0 };
+	socklen_t olen = sizeof(own);
+	char line[256];
+	bool found = false;
+	FILE *f = NULL;
+	int fd = -1;
+
+	if (own_fd >= 0)
+		getsockname(own_fd, (struct sockaddr *)&own, &olen);
+	if (netns_fd < 0 || setns(netns_fd, CLONE_NEWNET) == 0)
+		fd = open("/proc/thread-self/net/netlink", O_RDONLY | O_CLOEXEC);
+	if (netns_fd >= 0)
+		tep_netns_home();
+	if (fd >= 0)
+		f = fdopen(fd, "r");
+	if (f == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	/* sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode */
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long sk;
+		unsigned int eth, pid;
+
+		if (sscanf(line, "%llx %u %u", &sk, &eth, &pid) == 3 &&
+		    eth == NETLINK_ROUTE && pid == portid &&
+		    pid != own.nl_pid)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+int
+tep_vrfhost_vrf_of_nlport(uint32_t portid)
+{
+	int v, vrf = -1, tries;
+
+	if (!enabled || portid == 0)
+		return -1;
+	/*
+	 * The kernel walks a hash table that may be resized under it (a
+	 * zebra starting opens many sockets): a socket can be missed. A port
+	 * id found nowhere is looked for again before it is given to the
+	 * default VRF; one found in tepd's own namespace (zebra's default
+	 * VRF when it runs beside tepd) is settled at once.
+	 */
+	for (tries = 0; tries < 3 && vrf == -1; tries++) {
+		if (tries > 0)
+			usleep(1000);
+		for (v = 0; v < TEP_VRF_MAX; v++) {
+			if (!hosts[v].on ||
+			    !netns_has_nlport(hosts[v].netns_fd, hosts[v].nl_fd,
+					      portid))
+				continue;
+			if (vrf >= 0)
+				return -2;
+			vrf = v;
+		}
+		if (vrf == -1 && netns_has_nlport(-1, -1, portid))
+			return -1;
+	}
+	return vrf;
+}
+
+int
+tep_vrfhost_vxlan_vni(uint16_t vrf, int ifindex, uint32_t *vni)
+{
+	if (vrf >= TEP_VRF_MAX || !hosts[vrf].on || hosts[vrf].nl_fd < 0)
+		return -ENOENT;
+	return nl_vxlan_vni(&hosts[vrf], ifindex, vni);
 }

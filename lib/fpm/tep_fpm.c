@@ -30,6 +30,7 @@
 #define NL_AF_INET6		10
 
 #define NL_HDR_LEN		16	/* struct nlmsghdr */
+#define NL_ALIGN(n)		(((size_t)(n) + 3) & ~(size_t)3)
 #define NL_RTMSG_LEN		12	/* struct rtmsg */
 #define NL_NDMSG_LEN		12	/* struct ndmsg */
 #define NL_RTA_HDR		4	/* struct rtattr */
@@ -651,7 +652,7 @@ parse_neigh(struct ctx *c, size_t off, size_t end, bool del)
 int
 tep_fpm_frame_check(const uint8_t *buf, size_t len, size_t *frame_len)
 {
-	size_t flen;
+	size_t flen, off, nlen;
 
 	if (len < TEP_FPM_HDR_LEN)
 		return TEP_FPM_E_INCOMPLETE;
@@ -665,18 +666,30 @@ tep_fpm_frame_check(const uint8_t *buf, size_t len, size_t *frame_len)
 	*frame_len = flen;
 	if (len < flen)
 		return TEP_FPM_E_INCOMPLETE;
-	/* zebra sends nlmsg_len == frame - header, nothing else after */
-	if (get32(buf + TEP_FPM_HDR_LEN) != flen - TEP_FPM_HDR_LEN)
-		return TEP_FPM_E_NLMSG_LEN;
+	/*
+	 * One or more netlink messages filling the frame exactly: zebra
+	 * 8.4.4 sends a route change as RTM_DELROUTE + RTM_NEWROUTE in one
+	 * frame. Each is 4-byte aligned but the last, which ends the frame.
+	 */
+	for (off = TEP_FPM_HDR_LEN; off < flen; off += NL_ALIGN(nlen)) {
+		if (flen - off < NL_HDR_LEN)
+			return TEP_FPM_E_NLMSG_LEN;
+		nlen = get32(buf + off);
+		if (nlen < NL_HDR_LEN || nlen > flen - off)
+			return TEP_FPM_E_NLMSG_LEN;
+		if (NL_ALIGN(nlen) > flen - off)
+			break;	/* the last one, unpadded */
+	}
 	return TEP_FPM_E_OK;
 }
 
 int
-tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
+tep_fpm_decode_next(const uint8_t *frame, size_t len, size_t *moff,
+		    struct tep_fpm_msg *out)
 {
 	struct ctx c = { frame, out };
 	const uint8_t *nl;
-	size_t flen = 0;
+	size_t flen = 0, off = *moff, end;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -689,7 +702,16 @@ tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
 		return fail(&c, r, r == TEP_FPM_E_NLMSG_LEN ? 4 : 0, 0);
 	if (flen != len)
 		return fail(&c, TEP_FPM_E_FRAME_LEN, 2, 0);
-	nl = frame + TEP_FPM_HDR_LEN;
+	if (off == 0)
+		off = TEP_FPM_HDR_LEN;
+	/* not a message boundary frame_check walked: the caller's mistake */
+	if (off < TEP_FPM_HDR_LEN || off >= len || len - off < NL_HDR_LEN ||
+	    get32(frame + off) < NL_HDR_LEN || get32(frame + off) > len - off)
+		return fail(&c, TEP_FPM_E_NLMSG_LEN, (uint32_t)off, 0);
+	nl = frame + off;
+	end = off + get32(nl);
+	*moff = off + NL_ALIGN(end - off) < len ? off + NL_ALIGN(end - off) :
+		len;
 
 	out->nlmsg_type = get16(nl + 4);
 	out->nlmsg_flags = get16(nl + 6);
@@ -700,12 +722,12 @@ tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
 	switch (out->nlmsg_type) {
 	case NL_RTM_NEWROUTE:
 	case NL_RTM_DELROUTE:
-		r = parse_route(&c, TEP_FPM_HDR_LEN + NL_HDR_LEN, len,
+		r = parse_route(&c, off + NL_HDR_LEN, end,
 				out->nlmsg_type == NL_RTM_DELROUTE);
 		break;
 	case NL_RTM_NEWNEIGH:
 	case NL_RTM_DELNEIGH:
-		r = parse_neigh(&c, TEP_FPM_HDR_LEN + NL_HDR_LEN, len,
+		r = parse_neigh(&c, off + NL_HDR_LEN, end,
 				out->nlmsg_type == NL_RTM_DELNEIGH);
 		break;
 	default:
@@ -720,4 +742,12 @@ tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
 	if (out->ignore != TEP_FPM_IGN_NONE)
 		out->kind = TEP_FPM_IGNORED;
 	return TEP_FPM_E_OK;
+}
+
+int
+tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
+{
+	size_t off = 0;
+
+	return tep_fpm_decode_next(frame, len, &off, out);
 }

@@ -8,10 +8,11 @@
  * Parser for the FPM stream that FRR's zebra (-M dplane_fpm_nl) sends to a
  * dataplane (docs/evpn.md). Pure functions on byte buffers: no sockets, no
  * allocation, no DPDK; the daemon side frames the TCP stream with
- * tep_fpm_frame_check() and hands each whole frame to tep_fpm_decode().
+ * tep_fpm_frame_check() and decodes each whole frame's messages with
+ * tep_fpm_decode_next().
  *
  * Frame: a 4-byte header {version 1, type 1 (netlink), total length u16
- * big-endian, header included}, then exactly one netlink message. The
+ * big-endian, header included}, then one or more netlink messages. The
  * netlink part is in the host byte order of the zebra that wrote it (a
  * netlink property); tepd and zebra run on the same host.
  *
@@ -193,16 +194,24 @@ struct tep_fpm_msg {
  * Is there a whole frame at the start of buf[0..len)? OK with *frame_len
  * set; INCOMPLETE (with *frame_len set once the header is in, so that
  * the caller knows what to wait for); or an error, after which the
- * stream cannot be resynchronised. Checks the FPM header, and the
- * netlink length against it when the frame is complete.
+ * stream cannot be resynchronised. Checks the FPM header and, when the
+ * frame is complete, that netlink messages fill it exactly: one or more
+ * (zebra 8.4.4 sends a route change as RTM_DELROUTE + RTM_NEWROUTE in one
+ * frame), each 4-byte aligned but the last.
  */
 int tep_fpm_frame_check(const uint8_t *buf, size_t len, size_t *frame_len);
 
 /*
- * Decode the one frame in frame[0..len): len must be the frame's length
- * exactly. Returns TEP_FPM_E_OK with *out filled, or an error (then only
- * out->err_off and out->err_attr mean anything).
+ * Decode the netlink message at *off of the frame in frame[0..len) (len
+ * must be the frame's length exactly; *off 0 for the first message) and
+ * move *off to the next one: the frame is done when *off == len. Returns
+ * TEP_FPM_E_OK with *out filled, or an error (then only out->err_off and
+ * out->err_attr mean anything).
  */
+int tep_fpm_decode_next(const uint8_t *frame, size_t len, size_t *off,
+			struct tep_fpm_msg *out);
+
+/* The frame's first message: tep_fpm_decode_next() from 0. */
 int tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out);
 
 #ifdef __cplusplus

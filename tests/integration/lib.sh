@@ -114,9 +114,15 @@ wire_bridge() {
 tepd_start() {
 	local ns=$1 sock=$2 conf=$3; shift 3
 	local log="$WORK/tepd-$(basename "$sock").log"
+	local in=(ip netns exec "$ns")
+	# TEPD_NSENTER=PID: also in that process's mount namespace (a private
+	# /run/netns, for a zebra that must see only tepd's VRF namespaces)
+	[ -n "${TEPD_NSENTER:-}" ] &&
+		in=(nsenter -t "$TEPD_NSENTER" -m --net="/run/netns/$ns" --wd="$PWD" --)
 	# shellcheck disable=SC2086
-	ip netns exec "$ns" "$TEPD" ${TEPD_LCORES:--l 0-1} --no-huge -m 1024 --no-pci \
-		--file-prefix "tep$TAG$RANDOM" --log-level=pmd.net.tap:error \
+	"${in[@]}" "$TEPD" ${TEPD_LCORES:--l 0-1} --no-huge -m 1024 --no-pci \
+		--file-prefix "${TEPD_PREFIX:-tep$TAG$RANDOM}" \
+		--log-level=pmd.net.tap:error \
 		"$@" -- -s "$sock" -f "$conf" ${TEPD_ARGS:-} >"$log" 2>&1 &
 	TEPD_PIDS+=($!)
 	for _ in $(seq 100); do

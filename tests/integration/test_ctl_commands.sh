@@ -315,7 +315,7 @@ refused 'the default vrf cannot be deleted' vrf del default
 # ---- tunnels ---------------------------------------------------------------
 good tunnel add vx6 type vxlan local 2001:db8:1::1 remote 2001:db8:1::2 \
 	vni 16777215 vrf blue csum full ttl 32 tos inherit srcport 50000-50100 \
-	inner-dmac 02:00:00:00:66:02
+	inner-dmac 02:00:00:00:66:02 inner-smac 02:00:00:00:66:01
 good tunnel add gn1 type geneve local 198.51.100.1 remote 198.51.100.3 vni 0 \
 	dstport 6081 csum offload tos 184 df off inner-dmac 02:00:00:00:03:03
 good tunnel add fou1 type fou local 198.51.100.1 remote 198.51.100.4 \
@@ -326,7 +326,7 @@ good tunnel add gre1 type gre local 198.51.100.1 remote 198.51.100.6 \
 	key 4294967295 gre-csum on csum full inner-dmac 02:00:00:00:06:06
 good tunnel show vx6
 jcheck "vx6: IPv6 outer, max VNI, options as given" \
-	'(lambda t: t["name"] == "vx6" and t["remote"] == "2001:db8:1::2" and t["vni"] == 16777215 and t["vrf"] == "blue" and t["csum"] == "full" and t["ttl"] == 32 and (t["srcport_lo"], t["srcport_hi"]) == (50000, 50100) and t["inner_dmac"].lower() == "02:00:00:00:66:02")(d["tunnels"][0])'
+	'(lambda t: t["name"] == "vx6" and t["remote"] == "2001:db8:1::2" and t["vni"] == 16777215 and t["vrf"] == "blue" and t["csum"] == "full" and t["ttl"] == 32 and (t["srcport_lo"], t["srcport_hi"]) == (50000, 50100) and t["inner_dmac"].lower() == "02:00:00:00:66:02" and t["inner_smac"].lower() == "02:00:00:00:66:01")(d["tunnels"][0])'
 good tunnel show
 jcheck "tunnel show: all six, csum offload done by lco, gre key" \
 	'(lambda t: sorted(t) == ["fou1", "gn1", "gre1", "gue1", "vx1", "vx6"] and t["gn1"]["csum"] == "offload" and t["gn1"].get("csum_done_by") == "lco" and t["gre1"]["key"] == 4294967295 and t["fou1"]["dstport"] == 5555)({t["name"]: t for t in d["tunnels"]})'
@@ -361,6 +361,7 @@ refused 'tos "256"' tunnel add vx2 "${T[@]}" vni 7 tos 256
 refused 'srcport "2000-1000"' tunnel add vx2 "${T[@]}" vni 7 srcport 2000-1000
 refused 'dstport "0"' tunnel add vx2 "${T[@]}" vni 7 dstport 0
 refused 'inner-dmac "zz"' tunnel add vx2 "${T[@]}" vni 7 inner-dmac zz
+refused 'inner-smac "01:00:5e:00:00:01": not a unicast MAC' tunnel add vx2 "${T[@]}" vni 7 inner-smac 01:00:5e:00:00:01
 refused 'df: on or off' tunnel add vx2 "${T[@]}" vni 7 df maybe
 refused 'inner: ipv4 or ipv6' \
 	tunnel add fou2 type fou local 198.51.100.1 remote 198.51.100.9 dstport 5555 inner ipv5
@@ -495,6 +496,13 @@ good evpn vrf red vni 100
 good evpn show
 jcheck "evpn show: the L3VNI and the local address" \
 	'd["l3vnis"] == [{"vrf": "red", "vni": 100}] and d["local"] == "198.51.100.1" and d["pending"] == 0'
+good evpn vrf red vni 100 rmac 02:00:00:00:01:01
+jcheck "evpn show: the VRF's router MAC" \
+	'd["l3vnis"] == [{"vrf": "red", "vni": 100, "rmac": "02:00:00:00:01:01"}]'
+refused 'rmac "01:00:5e:00:00:01": not a unicast MAC' evpn vrf red vni 100 rmac 01:00:5e:00:00:01
+refused 'evpn vrf NAME vni N [rmac MAC]' evpn vrf red vni 100 mac 02:00:00:00:01:01
+jcheck "evpn show: a refused rmac changed nothing" \
+	'd["l3vnis"] == [{"vrf": "red", "vni": 100, "rmac": "02:00:00:00:01:01"}]'
 good evpn vrf red vni 0
 good evpn local auto
 good fpm set quiet 2

@@ -462,6 +462,62 @@ test_golden_evpn(void **state)
 	assert_int_equal(m.nlmsg_pid, PID_E_RED);
 }
 
+/*
+ * A route change as zebra 8.4.4 sends it: RTM_DELROUTE then RTM_NEWROUTE
+ * in one FPM frame (seen in test_evpn_frr.sh: a frame of 108 bytes,
+ * "0101006c 2c000000 19000104 ..." then "3c000000 18000105"). Rebuilt here
+ * from the golden delete and add of 203.0.113.0/24.
+ */
+static void
+test_two_messages(void **state)
+{
+	uint8_t del[MAXF], add[MAXF], f[2 * MAXF];
+	size_t dl, al, len, off = 0, flen;
+	struct tep_fpm_msg m;
+
+	(void)state;
+	dl = golden("evpndel4", 1, del);
+	al = golden("evpn4", 1, add);
+	assert_int_equal(dl % 4, 0);
+	memcpy(f, del, dl);
+	memcpy(f + dl, add + 4, al - 4);
+	len = dl + al - 4;
+	f[2] = (uint8_t)(len >> 8);
+	f[3] = (uint8_t)len;
+	assert_int_equal(len, 108);
+	assert_int_equal(tep_fpm_frame_check(f, len, &flen), TEP_FPM_E_OK);
+	assert_int_equal(flen, len);
+
+	assert_int_equal(tep_fpm_decode_next(f, len, &off, &m), TEP_FPM_E_OK);
+	assert_route(&m, TEP_FPM_ROUTE_DEL, AF_INET, "203.0.113.0", 24,
+		     TEP_FPM_RTN_UNSPEC, 0);
+	assert_int_equal(off, dl);
+	assert_int_equal(tep_fpm_decode_next(f, len, &off, &m), TEP_FPM_E_OK);
+	assert_route(&m, TEP_FPM_ROUTE_ADD, AF_INET, "203.0.113.0", 24,
+		     TEP_FPM_RTN_UNICAST, 1);
+	assert_nh(&m.route.nh[0], AF_INET, "192.0.2.2", 2);
+	assert_int_equal(off, len);
+	/* tep_fpm_decode(): the first */
+	decode_ok(f, len, &m);
+	assert_int_equal(m.kind, TEP_FPM_ROUTE_DEL);
+
+	/* the second message's length lying either way */
+	f[dl] = (uint8_t)(al - 4 + 4);
+	assert_err(f, len, TEP_FPM_E_NLMSG_LEN);
+	f[dl] = (uint8_t)(al - 4 - 8);
+	assert_err(f, len, TEP_FPM_E_NLMSG_LEN);
+	f[dl] = (uint8_t)(al - 4);
+	/* a second message too short for its header */
+	f[3] = (uint8_t)(dl + 8);
+	assert_err(f, dl + 8, TEP_FPM_E_NLMSG_LEN);
+	/* the first one unpadded but not last */
+	memcpy(f, del, dl);
+	f[4] = (uint8_t)(dl - 4 - 2);
+	memcpy(f + dl - 2, add + 4, al - 4);
+	f[3] = (uint8_t)(dl - 2 + al - 4);
+	assert_err(f, dl - 2 + al - 4, TEP_FPM_E_NLMSG_LEN);
+}
+
 /* Every golden frame through the stream framer, fed in pieces. */
 static void
 test_golden_stream(void **state)
@@ -1458,6 +1514,7 @@ main(void)
 		cmocka_unit_test(test_multipath_errors),
 		cmocka_unit_test(test_err_names),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_two_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
