@@ -83,6 +83,18 @@ decode_copy(const uint8_t *p, size_t len)
 	memcpy(b, p, len);
 	r = tep_fpm_decode(b, len, &m);
 	check_msg(r, &m, len);
+	/* every message of a frame that frames: offsets only move forward,
+	 * the last one ends the frame */
+	if (r == TEP_FPM_E_OK) {
+		size_t off = 0, prev;
+
+		do {
+			prev = off;
+			r = tep_fpm_decode_next(b, len, &off, &m);
+			check_msg(r, &m, len);
+			CHECK(off > prev && off <= len);
+		} while (r == TEP_FPM_E_OK && off < len);
+	}
 	free(b);
 }
 
