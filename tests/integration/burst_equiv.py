@@ -503,8 +503,9 @@ def check_run(d, run, exp, tunnels):
             where = "%s out%d #%d" % (run, port, n)
             try:
                 kind = check_frame(f, port, byseq, tunnels, got_frags)
-            except Fail as x:
-                errors.append("%s: %s (%s)" % (where, x, raw[:64].hex()))
+            except Exception as x:  # noqa: B902 (a frame nothing expects)
+                errors.append("%s: %s (%s)" % (where, x if isinstance(
+                    x, Fail) else repr(x), raw[:64].hex()))
                 continue
             if kind[0] == "ctl":
                 ctl[(port, kind[1], normalize(raw))] += 1
