@@ -71,7 +71,7 @@ MPORT=9464
 # polls, and workers start after the config is loaded: nothing is read
 # before the routes and neighbours are there.
 run() {
-	local name=$1 burst=$2 dir=$WORK/$1 rx last= now sock=$WORK/$1.sock
+	local name=$1 burst=$2 dir=$WORK/$1 rx last='' now sock=$WORK/$1.sock
 	mkdir -p "$dir"
 	export TEPD_RX_BURST=$burst
 	TEPD_ARGS="-M 127.0.0.1:$MPORT" tepd_start "$NS" "$sock" \
