@@ -55,6 +55,7 @@ struct tun_egress {
 
 struct worker {
 	unsigned int idx;		/* queue index and RCU thread id */
+	uint16_t rx_burst;		/* TEP_BURST, or less (TEPD_RX_BURST) */
 	/* Punt policing: a bucket per (reason, VRF), and for neighbour
 	 * work a throttle of one punt per (source, type, target) per
 	 * millisecond: a bit per hashed key, all cleared (and the hash

@@ -161,7 +161,7 @@ dp_rx_port(struct worker *w, uint16_t port)
 	uint8_t fams[TEP_BURST];
 	uint64_t t0, rx_bytes = 0, csum_pending = 0;
 
-	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, TEP_BURST);
+	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, w->rx_burst);
 	if (n == 0)
 		return 0;
 	t0 = tep.stats_cycles ? rte_rdtsc() : 0;

@@ -8,11 +8,42 @@
  * packet order, are one file each (datapath.h lists them).
  */
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "datapath.h"
+
+/*
+ * TEPD_RX_BURST=N (1 to TEP_BURST): a test knob, not a tuning one. With 1
+ * every stage sees one packet at a time, the per-packet path that the
+ * burst path must match packet for packet (tests/integration/
+ * test_burst_equiv.sh; docs/architecture.md).
+ */
+static uint16_t
+rx_burst_size(unsigned int idx)
+{
+	const char *s = getenv("TEPD_RX_BURST");
+	char *end;
+	unsigned long n;
+
+	if (s == NULL || *s == '\0')
+		return TEP_BURST;
+	n = strtoul(s, &end, 10);
+	if (*end != '\0' || n < 1 || n > TEP_BURST) {
+		if (idx == 0)
+			printf("tepd: TEPD_RX_BURST=%s ignored: 1 to %u\n",
+			       s, (unsigned int)TEP_BURST);
+		return TEP_BURST;
+	}
+	if (idx == 0)
+		printf("tepd: TEPD_RX_BURST=%lu: RX bursts of at most %lu "
+		       "packets (a test setting)\n", n, n);
+	return (uint16_t)n;
+}
 
 int
 tep_worker_main(void *arg)
@@ -26,6 +57,7 @@ tep_worker_main(void *arg)
 	if (w == NULL)
 		return -1;
 	w->idx = idx;
+	w->rx_burst = rx_burst_size(idx);
 	w->cnt = tep.cnt[rte_lcore_id()];
 	w->ip_id = (uint16_t)(rte_rdtsc() ^ (idx << 12));
 	w->src_tunnel = TEP_NO_TUNNEL;
