@@ -497,10 +497,12 @@ good evpn show
 jcheck "evpn show: the L3VNI and the local address" \
 	'd["l3vnis"] == [{"vrf": "red", "vni": 100}] and d["local"] == "198.51.100.1" and d["pending"] == 0'
 good evpn vrf red vni 100 rmac 02:00:00:00:01:01
+good evpn show
 jcheck "evpn show: the VRF's router MAC" \
 	'd["l3vnis"] == [{"vrf": "red", "vni": 100, "rmac": "02:00:00:00:01:01"}]'
 refused 'rmac "01:00:5e:00:00:01": not a unicast MAC' evpn vrf red vni 100 rmac 01:00:5e:00:00:01
 refused 'evpn vrf NAME vni N [rmac MAC]' evpn vrf red vni 100 mac 02:00:00:00:01:01
+good evpn show
 jcheck "evpn show: a refused rmac changed nothing" \
 	'd["l3vnis"] == [{"vrf": "red", "vni": 100, "rmac": "02:00:00:00:01:01"}]'
 good evpn vrf red vni 0
