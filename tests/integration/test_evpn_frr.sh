@@ -364,19 +364,22 @@ t=$(wait_for 2 red 198.18.20.0/24 none)
 
 # ---- zebra and bgpd restarted on tepd's side -------------------------------
 before=$(fpm_routes)
+s0=$(cnt sweeps)
 frr_stop dp
 sleep 1
 held=$(fpm_routes)
+t0=$(date +%s%N)
 frr_start dp
-c0=$(cnt connects)
-for _ in $(seq 600); do
-	[ "$(cnt connects)" != "$c0" ] && [ "$(cnt sweeps)" -ge 1 ] && break
-	sleep 0.1
-done
+# the new connection's replay is over (its sweep), then BGP converges
 for _ in $(seq 100); do
-	[ "$(fpm_routes)" = "$before" ] && break
-	sleep 0.3
+	[ "$(cnt sweeps)" -gt "$s0" ] && break
+	sleep 0.2
 done
+for _ in $(seq 60); do
+	[ "$(fpm_routes)" = "$before" ] && break
+	sleep 0.5
+done
+say "routes back $((($(date +%s%N) - t0) / 1000000)) ms after zebra started; swept in all: $(cnt routes_swept)"
 after=$(fpm_routes)
 if [ -n "$before" ] && [ "$held" = "$before" ] && [ "$after" = "$before" ]; then
 	ok "FRR restart: $(echo "$before" | wc -l) FPM routes held, then the same after the replay"
