@@ -8,7 +8,9 @@
 #   tenant r1 --\                                      /-- tenant r2 (red)
 #   (red)        tepd (-N -P) == VXLAN 100/200 == Linux VTEP (kernel vxlan,
 #   tenant b1 --/  zebra+bgpd     192.0.2.1/.2       zebra+bgpd, netns VRFs)
-#   (blue)          \____ iBGP l2vpn evpn, 203.0.113.0/24 ____/   \-- b2 (blue)
+#   (blue)              \                          /              \-- b2 (blue)
+#                        iBGP l2vpn evpn, 203.0.113.0/24
+#                        route reflector (zebra+bgpd)
 #
 # Both VRFs use the same tenant prefixes (198.18.1.0/24 behind tepd,
 # 198.18.2.0/24 behind the Linux VTEP). tepd's zebra runs with the netns
@@ -21,8 +23,8 @@
 # automatic VXLAN tunnels with the advertised router MAC; ping and TCP
 # (checked bytes) in each VRF; a host only blue has is unreachable from
 # red; a withdrawn prefix leaves tepd within 2 s; zebra+bgpd restarted on
-# tepd's side reconverge to the same tables. The BGP session runs over a
-# management link (tepd's underlay ports are DPDK's).
+# tepd's side reconverge to the same tables. The BGP sessions run to a
+# route reflector over management links (tepd's underlay ports are DPDK's).
 #
 # Every FRR instance runs in a mount namespace of its own with a private
 # /run/netns (zebra -n makes a VRF of every name there) and /run/frr.
@@ -51,11 +53,16 @@ B2=$(ns_add ev-b2)
 veth "$DP" u0 "$LX" eth0		# underlay, tepd's port 0
 veth "$DP" a0 "$R1" eth0		# red access, tepd's port 1
 veth "$DP" a1 "$B1" eth0		# blue access, tepd's port 2
-veth "$DP" m0 "$LX" m0			# management: BGP
-ip -n "$DP" addr add 203.0.113.1/24 dev m0
-ip -n "$LX" addr add 203.0.113.2/24 dev m0
-# bgpd validates the remote VTEP through zebra: a kernel route will do
+RR=$(ns_add ev-rr)	# route reflector (bgpd; no VTEP)
+veth "$DP" m0 "$RR" r0			# management: BGP to the reflector
+veth "$LX" m0 "$RR" r1
+ip -n "$DP" addr add 203.0.113.1/30 dev m0
+ip -n "$RR" addr add 203.0.113.2/30 dev r0
+ip -n "$LX" addr add 203.0.113.5/30 dev m0
+ip -n "$RR" addr add 203.0.113.6/30 dev r1
+# bgpd validates a VTEP next hop through zebra: kernel routes will do
 ip -n "$DP" route add 192.0.2.0/24 via 203.0.113.2
+ip -n "$RR" route add 192.0.2.0/24 via 203.0.113.5
 ip -n "$LX" addr add 192.0.2.2/24 dev eth0
 
 ip -n "$R1" addr add 198.18.1.2/24 dev eth0
@@ -125,7 +132,10 @@ HD=$HOLDER
 holder "$LX" red="$LXR" blue="$LXB"
 HL=$HOLDER
 in_dp() { nsenter -t "$HD" -m --net="/run/netns/$DP" -- "$@"; }
+holder "$RR"
+HR=$HOLDER
 in_lx() { nsenter -t "$HL" -m --net="/run/netns/$LX" -- "$@"; }
+in_rr() { nsenter -t "$HR" -m --net="/run/netns/$RR" -- "$@"; }
 
 # ---- tepd ------------------------------------------------------------------
 cat >"$WORK/tepd.conf" <<C
@@ -239,13 +249,32 @@ bgp_conf 203.0.113.1 203.0.113.2 "$NR" "$NB" "  network 198.18.1.0/24" |
 	put dp bgpd.conf
 printf 'hostname lx\nvrf red\n vni 100\nexit-vrf\nvrf blue\n vni 200\nexit-vrf\n' |
 	put lx zebra.conf
-bgp_conf 203.0.113.2 203.0.113.1 red blue "  redistribute connected" |
+bgp_conf 203.0.113.5 203.0.113.6 red blue "  redistribute connected" |
 	put lx bgpd.conf
 
 FPM_CONNECTS=0
+printf 'hostname rr\n' | put rr zebra.conf
+cat <<C | put rr bgpd.conf
+router bgp 65000
+ bgp router-id 203.0.113.2
+ no bgp default ipv4-unicast
+ bgp cluster-id 203.0.113.2
+ neighbor 203.0.113.1 remote-as 65000
+ neighbor 203.0.113.1 timers connect 1
+ neighbor 203.0.113.5 remote-as 65000
+ neighbor 203.0.113.5 timers connect 1
+ address-family l2vpn evpn
+  neighbor 203.0.113.1 activate
+  neighbor 203.0.113.1 route-reflector-client
+  neighbor 203.0.113.5 activate
+  neighbor 203.0.113.5 route-reflector-client
+ exit-address-family
+exit
+C
 cleanup() {
 	frr_stop dp || true
 	frr_stop lx || true
+	frr_stop rr || true
 	tep_cleanup
 	kill "${HOLDERS[@]}" 2>/dev/null || true
 }
@@ -280,6 +309,7 @@ for r in json.load(sys.stdin)["routes"]:
 	done | sort
 }
 
+frr_start rr
 frr_start lx
 frr_start dp
 
