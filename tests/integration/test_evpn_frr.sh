@@ -2,28 +2,30 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The tepd authors
 #
-# EVPN type-5 with live FRR 8.4.4 on both sides, nothing typed into tepd
-# but its ports, VRFs and L3VNIs:
+# EVPN type-5 with live FRR 8.4.4 everywhere, nothing typed into tepd but
+# its ports, VRFs and L3VNIs. Three VTEPs on one underlay bridge
+# (192.0.2.0/24), one iBGP l2vpn evpn route reflector:
 #
-#   tenant r1 --\                                      /-- tenant r2 (red)
-#   (red)        tepd (-N -P) == VXLAN 100/200 == Linux VTEP (kernel vxlan,
-#   tenant b1 --/  zebra+bgpd     192.0.2.1/.2       zebra+bgpd, netns VRFs)
-#   (blue)              \                          /              \-- b2 (blue)
-#                        iBGP l2vpn evpn, 203.0.113.0/24
-#                        route reflector (zebra+bgpd)
+#   tepd 1 (-N -P) + zebra/bgpd    tepd 2 (-N -P) + zebra/bgpd
+#   192.0.2.1, tenants 198.18.1.2  192.0.2.3, tenants 198.18.3.2
+#   in red and in blue             in red and in blue
+#                \                     /
+#                 route reflector (FRR)          (management links,
+#                /                                203.0.113.0/24)
+#   Linux VTEP: kernel vxlan + zebra/bgpd, netns VRFs red and blue,
+#   192.0.2.2, tenants 198.18.2.2 (and 198.18.2.3 in blue only)
 #
-# Both VRFs use the same tenant prefixes (198.18.1.0/24 behind tepd,
-# 198.18.2.0/24 behind the Linux VTEP). tepd's zebra runs with the netns
+# Both VRFs use the same tenant prefixes. tepd's zebra runs with the netns
 # VRF backend (this kernel has no VRF device) and sees tepd's own VRF
 # namespaces (tepd -N) as its VRFs; each holds a bridge + vxlan device for
 # zebra's L3VNI only (tepd carries the traffic). tepd tells the VRFs
 # apart by zebra's netlink port id in each namespace (docs/evpn.md).
 #
-# Checked: type-5 routes from the remote VTEP land in the right VRF as
+# Checked: type-5 routes from the other VTEPs land in the right VRF as
 # automatic VXLAN tunnels with the advertised router MAC; ping and TCP
-# (checked bytes) in each VRF; a host only blue has is unreachable from
-# red; a withdrawn prefix leaves tepd within 2 s; zebra+bgpd restarted on
-# tepd's side reconverge to the same tables. The BGP sessions run to a
+# (checked bytes) in each VRF, tepd to Linux and tepd to tepd; a host only
+# blue has is unreachable from red; a withdrawn prefix leaves tepd within
+# 2 s; zebra+bgpd restarted on tepd 1's side reconverge to the same tables. The BGP sessions run to a
 # route reflector over management links (tepd's underlay ports are DPDK's).
 #
 # Every FRR instance runs in a mount namespace of its own with a private
@@ -37,36 +39,57 @@ if [ ! -x /usr/lib/frr/zebra ] || [ ! -x /usr/lib/frr/bgpd ]; then
 	echo "skipped: FRR not installed (apt-get install frr)"
 	exit 77
 fi
-CTL="$TEPCTL -s $WORK/tepd.sock"
 HOLDERS=()
+ctl() { local n=$1; shift; "$TEPCTL" -s "$WORK/tepd$n.sock" "$@"; }
 
 # ---- namespaces and links --------------------------------------------------
-DP=$(ns_add ev-dp)	# tepd and its FRR
+# Underlay: one bridge (in UL) joining the three VTEPs, 192.0.2.0/24.
+# Management: each BGP speaker to the reflector on a /30 of 203.0.113.0/24.
+UL=$(ns_add ev-ul)
 LX=$(ns_add ev-lx)	# the Linux VTEP's underlay side
 LXR=$(ns_add ev-lxr)	# its VRF red
 LXB=$(ns_add ev-lxb)	# its VRF blue
-R1=$(ns_add ev-r1)
-B1=$(ns_add ev-b1)
 R2=$(ns_add ev-r2)
 B2=$(ns_add ev-b2)
-
-veth "$DP" u0 "$LX" eth0		# underlay, tepd's port 0
-veth "$DP" a0 "$R1" eth0		# red access, tepd's port 1
-veth "$DP" a1 "$B1" eth0		# blue access, tepd's port 2
-RR=$(ns_add ev-rr)	# route reflector (bgpd; no VTEP)
-veth "$DP" m0 "$RR" r0			# management: BGP to the reflector
+RR=$(ns_add ev-rr)	# route reflector (no VTEP)
+ip -n "$UL" link add br0 type bridge stp_state 0
+ip -n "$UL" link set br0 up
+ul_port() {	# ul_port NS IFNAME: NS's IFNAME on the underlay bridge
+	veth "$1" "$2" "$UL" "u${1#ev-}"
+	ip -n "$UL" link set "u${1#ev-}" master br0
+}
+ul_port "$LX" eth0
+ip -n "$LX" addr add 192.0.2.2/24 dev eth0
 veth "$LX" m0 "$RR" r1
-ip -n "$DP" addr add 203.0.113.1/30 dev m0
-ip -n "$RR" addr add 203.0.113.2/30 dev r0
 ip -n "$LX" addr add 203.0.113.5/30 dev m0
 ip -n "$RR" addr add 203.0.113.6/30 dev r1
-# bgpd validates a VTEP next hop through zebra: kernel routes will do
-ip -n "$DP" route add 192.0.2.0/24 via 203.0.113.2
 ip -n "$RR" route add 192.0.2.0/24 via 203.0.113.5
-ip -n "$LX" addr add 192.0.2.2/24 dev eth0
 
-ip -n "$R1" addr add 198.18.1.2/24 dev eth0
-ip -n "$B1" addr add 198.18.1.2/24 dev eth0
+# tepd node N (1, 2): namespace DP[N] with tepd and its FRR, underlay
+# 192.0.2.(2N-1) (.1, .3), tenants 198.18.(2N-1).2 (.1.2, .3.2) in red
+# (R[N]) and blue (B[N]), management 203.0.113.(8N-7)/30 (.1, .9) to the
+# reflector's .(8N-6) (.2, .10). Router MACs 02:00:00:00:0N:64 (red),
+# :c8 (blue).
+declare -A DP R B HD
+for n in 1 2; do
+	DP[$n]=$(ns_add "ev-dp$n")
+	R[$n]=$(ns_add "ev-r$((2 * n - 1))")
+	B[$n]=$(ns_add "ev-b$((2 * n - 1))")
+	ul_port "${DP[$n]}" u0
+	veth "${DP[$n]}" a0 "${R[$n]}" eth0
+	veth "${DP[$n]}" a1 "${B[$n]}" eth0
+	for t in "${R[$n]}" "${B[$n]}"; do
+		ip -n "$t" addr add "198.18.$((2 * n - 1)).2/24" dev eth0
+		ip -n "$t" route add default via "198.18.$((2 * n - 1)).1"
+	done
+	veth "${DP[$n]}" m0 "$RR" "r$((n * 2))"
+	ip -n "${DP[$n]}" addr add "203.0.113.$((8 * n - 7))/30" dev m0
+	ip -n "$RR" addr add "203.0.113.$((8 * n - 6))/30" dev "r$((n * 2))"
+	# bgpd validates a VTEP next hop through zebra: a kernel route will do
+	ip -n "${DP[$n]}" route add 192.0.2.0/24 via "203.0.113.$((8 * n - 6))"
+done
+R1=${R[1]} B1=${B[1]} R3=${R[2]} B3=${B[2]}
+
 veth "$LXR" eth0 "$R2" eth1
 veth "$LXB" eth0 "$B2" eth1
 for t in "$R2" "$B2"; do
@@ -74,9 +97,6 @@ for t in "$R2" "$B2"; do
 	ip -n "$t" route add default via 198.18.2.1
 done
 ip -n "$B2" addr add 198.18.2.3/24 dev eth1	# blue only
-for t in "$R1" "$B1"; do
-	ip -n "$t" route add default via 198.18.1.1
-done
 for v in "$LXR" "$LXB"; do
 	ip -n "$v" addr add 198.18.2.1/24 dev eth0
 	ip netns exec "$v" sysctl -qw net.ipv4.ip_forward=1
@@ -127,51 +147,59 @@ holder() {
 	HOLDERS+=($!)
 	sleep 0.5
 }
-holder "$DP"
-HD=$HOLDER
+for n in 1 2; do
+	holder "${DP[$n]}"
+	HD[$n]=$HOLDER
+done
 holder "$LX" red="$LXR" blue="$LXB"
 HL=$HOLDER
-in_dp() { nsenter -t "$HD" -m --net="/run/netns/$DP" -- "$@"; }
 holder "$RR"
 HR=$HOLDER
+in_dp1() { nsenter -t "${HD[1]}" -m --net="/run/netns/${DP[1]}" -- "$@"; }
+in_dp2() { nsenter -t "${HD[2]}" -m --net="/run/netns/${DP[2]}" -- "$@"; }
 in_lx() { nsenter -t "$HL" -m --net="/run/netns/$LX" -- "$@"; }
 in_rr() { nsenter -t "$HR" -m --net="/run/netns/$RR" -- "$@"; }
 
 # ---- tepd ------------------------------------------------------------------
-cat >"$WORK/tepd.conf" <<C
+declare -A NR NB
+nsname() {	# NODE VRF: the VRF's namespace name, as zebra -n calls it
+	ctl "$1" -j vrf list | $PY -c 'import json,sys
+for v in json.load(sys.stdin)["vrfs"]:
+    if v["name"] == sys.argv[1]: print(v["netns"].rsplit("/", 1)[1])' "$2"
+}
+for n in 1 2; do
+	cat >"$WORK/tepd$n.conf" <<C
 vrf add red table 10
 vrf add blue table 20
 port set net_af_packet0 role underlay
-addr add 192.0.2.1/24 dev net_af_packet0
+addr add 192.0.2.$((2 * n - 1))/24 dev net_af_packet0
 port set net_af_packet1 role access
 port bind net_af_packet1 vrf red
-addr add 198.18.1.1/24 dev net_af_packet1
+addr add 198.18.$((2 * n - 1)).1/24 dev net_af_packet1
 port set net_af_packet2 role access
 port bind net_af_packet2 vrf blue
-addr add 198.18.1.1/24 dev net_af_packet2
-evpn vrf red vni 100 rmac 02:00:00:00:01:64
-evpn vrf blue vni 200 rmac 02:00:00:00:01:c8
+addr add 198.18.$((2 * n - 1)).1/24 dev net_af_packet2
+evpn vrf red vni 100 rmac 02:00:00:00:0$n:64
+evpn vrf blue vni 200 rmac 02:00:00:00:0$n:c8
+fpm set quiet 1
 C
-TEPD_NSENTER=$HD TEPD_ARGS="-N -P 2620" tepd_start "$DP" "$WORK/tepd.sock" \
-	"$WORK/tepd.conf" --vdev=net_af_packet0,iface=u0 \
-	--vdev=net_af_packet1,iface=a0 --vdev=net_af_packet2,iface=a1 ||
-	{ fail "tepd did not start"; finish; }
-LOG=$WORK/tepd-tepd.sock.log
-$CTL fpm set quiet 1
-nsname() {	# the VRF's namespace name, as zebra -n calls the VRF
-	$CTL -j vrf list | $PY -c 'import json,sys
-for v in json.load(sys.stdin)["vrfs"]:
-    if v["name"] == sys.argv[1]: print(v["netns"].rsplit("/", 1)[1])' "$1"
-}
-NR=$(nsname red)
-NB=$(nsname blue)
+	TEPD_NSENTER=${HD[$n]} TEPD_ARGS="-N -P 2620" tepd_start "${DP[$n]}" \
+		"$WORK/tepd$n.sock" "$WORK/tepd$n.conf" \
+		--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 \
+		--vdev=net_af_packet2,iface=a1 ||
+		{ fail "tepd $n did not start"; finish; }
+	NR[$n]=$(nsname "$n" red)
+	NB[$n]=$(nsname "$n" blue)
+done
+LOG=$WORK/tepd-tepd1.sock.log
 # (Re)made once zebra runs: zebra 8.4.4 ties a VXLAN device to its L3VNI
 # only when the device appears after the L3VNI is configured; else it
 # has an L3VNI without device and crashes sending its router MACs to FPM.
-dp_l3vnis() {
-	in_dp bash -c "ip -n $NR link del vx100; ip -n $NB link del vx200" \
+dp_l3vnis() {	# NODE
+	local n=$1
+	in_dp"$n" bash -c "ip -n ${NR[$n]} link del vx100; ip -n ${NB[$n]} link del vx200" \
 		2>/dev/null || true
-	in_dp bash -c "$(declare -f l3vni); l3vni . $NR 100 192.0.2.1 02:00:00:00:01:64; l3vni . $NB 200 192.0.2.1 02:00:00:00:01:c8" 2>/dev/null ||
+	in_dp"$n" bash -c "$(declare -f l3vni); l3vni . ${NR[$n]} 100 192.0.2.$((2 * n - 1)) 02:00:00:00:0$n:64; l3vni . ${NB[$n]} 200 192.0.2.$((2 * n - 1)) 02:00:00:00:0$n:c8" 2>/dev/null ||
 		true
 }
 
@@ -204,23 +232,22 @@ exit
 C
 	done
 }
-# frr_start dp|lx: zebra (tepd's with FPM, -r) then bgpd, in the node's
-# holder; configs in its private /run/frr
+# frr_start dp1|dp2|lx|rr: zebra (tepd's with FPM, -r) then bgpd, in the
+# node's holder; configs in its private /run/frr
 frr_start() {
-	local run=in_$1 fpm=()
-	[ "$1" = dp ] && fpm=(-r -M dplane_fpm_nl)
+	local run=in_$1 fpm=() n=${1#dp} c0
+	[ "${1#dp}" != "$1" ] && fpm=(-r -M dplane_fpm_nl)
+	c0=$( [ -n "${fpm[*]}" ] && cnt connects "$n" || echo 0)
 	$run /usr/lib/frr/zebra -d -n "${fpm[@]}" -f /run/frr/zebra.conf \
 		-i /run/frr/zebra.pid --log file:/run/frr/zebra.log
 	sleep 1
-	if [ "$1" = dp ]; then
-		dp_l3vnis
+	if [ -n "${fpm[*]}" ]; then
+		dp_l3vnis "$n"
 		# bgpd only once zebra is connected to tepd: zebra 8.4.4
 		# crashes (fpm_rmac_send) replaying router MACs it learned
 		# before the FPM connection came up (docs/evpn.md)
-		local c0=$FPM_CONNECTS
 		for _ in $(seq 150); do
-			FPM_CONNECTS=$(cnt connects)
-			[ "$FPM_CONNECTS" != "$c0" ] && break
+			[ "$(cnt connects "$n")" != "$c0" ] && break
 			sleep 0.1
 		done
 	fi
@@ -240,58 +267,54 @@ frr_stop() {
 		$run rm -f "/run/frr/$p.pid"
 	done
 }
-put() {	# put dp|lx FILE: stdin to the node's /run/frr/FILE
+put() {	# put dp1|dp2|lx|rr FILE: stdin to the node's /run/frr/FILE
 	in_"$1" bash -c "cat >/run/frr/$2 && chown frr:frr /run/frr/$2"
 }
-printf 'hostname dp\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\nvrf %s\n vni 200\nexit-vrf\n' \
-	"$NR" "$NB" | put dp zebra.conf
-bgp_conf 203.0.113.1 203.0.113.2 "$NR" "$NB" "  network 198.18.1.0/24" |
-	put dp bgpd.conf
+for n in 1 2; do
+	printf 'hostname dp%s\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\nvrf %s\n vni 200\nexit-vrf\n' \
+		"$n" "${NR[$n]}" "${NB[$n]}" | put "dp$n" zebra.conf
+	bgp_conf "203.0.113.$((8 * n - 7))" "203.0.113.$((8 * n - 6))" \
+		"${NR[$n]}" "${NB[$n]}" "  network 198.18.$((2 * n - 1)).0/24" |
+		put "dp$n" bgpd.conf
+done
 printf 'hostname lx\nvrf red\n vni 100\nexit-vrf\nvrf blue\n vni 200\nexit-vrf\n' |
 	put lx zebra.conf
 bgp_conf 203.0.113.5 203.0.113.6 red blue "  redistribute connected" |
 	put lx bgpd.conf
-
-FPM_CONNECTS=0
 printf 'hostname rr\n' | put rr zebra.conf
-cat <<C | put rr bgpd.conf
-router bgp 65000
- bgp router-id 203.0.113.2
- no bgp default ipv4-unicast
- bgp cluster-id 203.0.113.2
- neighbor 203.0.113.1 remote-as 65000
- neighbor 203.0.113.1 timers connect 1
- neighbor 203.0.113.5 remote-as 65000
- neighbor 203.0.113.5 timers connect 1
- address-family l2vpn evpn
-  neighbor 203.0.113.1 activate
-  neighbor 203.0.113.1 route-reflector-client
-  neighbor 203.0.113.5 activate
-  neighbor 203.0.113.5 route-reflector-client
- exit-address-family
-exit
-C
+{
+	printf 'router bgp 65000\n bgp router-id 203.0.113.2\n'
+	printf ' no bgp default ipv4-unicast\n bgp cluster-id 203.0.113.2\n'
+	for p in 203.0.113.1 203.0.113.5 203.0.113.9; do
+		printf ' neighbor %s remote-as 65000\n neighbor %s timers connect 1\n' "$p" "$p"
+	done
+	printf ' address-family l2vpn evpn\n'
+	for p in 203.0.113.1 203.0.113.5 203.0.113.9; do
+		printf '  neighbor %s activate\n  neighbor %s route-reflector-client\n' "$p" "$p"
+	done
+	printf ' exit-address-family\nexit\n'
+} | put rr bgpd.conf
+
 cleanup() {
-	frr_stop dp || true
-	frr_stop lx || true
-	frr_stop rr || true
+	local n
+	for n in dp1 dp2 lx rr; do frr_stop "$n" || true; done
 	tep_cleanup
 	kill "${HOLDERS[@]}" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
 
-has() {	# has VRF PREFIX: the route's proto, or "none"
-	$CTL -j route show vrf "$1" | $PY -c 'import json,sys
+has() {	# has VRF PREFIX [NODE]: the route's proto, or "none"
+	ctl "${3:-1}" -j route show vrf "$1" | $PY -c 'import json,sys
 d=json.load(sys.stdin)
 r=[x for x in d["routes"] if x["prefix"]==sys.argv[1]]
 print(r[0].get("proto","?") if r else "none")' "$2"
 }
-cnt() { $CTL -j stats | jget "fpm.fpm_$1"; }
-wait_for() {	# SECONDS VRF PREFIX PROTO: ms it took, or "timeout"
+cnt() { ctl "${2:-1}" -j stats | jget "fpm.fpm_$1"; }
+wait_for() {	# SECONDS VRF PREFIX PROTO [NODE]: ms it took, or "timeout"
 	local t0 now
 	t0=$(date +%s%N)
 	for _ in $(seq $(($1 * 20))); do
-		if [ "$(has "$2" "$3")" = "$4" ]; then
+		if [ "$(has "$2" "$3" "${5:-1}")" = "$4" ]; then
 			now=$(date +%s%N)
 			echo "$(((now - t0) / 1000000)) ms"
 			return 0
@@ -300,35 +323,37 @@ wait_for() {	# SECONDS VRF PREFIX PROTO: ms it took, or "timeout"
 	done
 	echo timeout
 }
-fpm_routes() {	# the FPM routes of both VRFs, one line each, sorted
+fpm_routes() {	# [NODE]: the FPM routes of all VRFs, one line each, sorted
 	local v
 	for v in default red blue; do
-		$CTL -j route show vrf "$v" | $PY -c 'import json,sys
+		ctl "${1:-1}" -j route show vrf "$v" | $PY -c 'import json,sys
 for r in json.load(sys.stdin)["routes"]:
     if r.get("proto") == "fpm": print(sys.argv[1], json.dumps(r, sort_keys=True))' "$v"
 	done | sort
 }
+CTL="ctl 1"
 
 frr_start rr
 frr_start lx
-frr_start dp
+frr_start dp1
+frr_start dp2
 
 # ---- the fabric comes up ---------------------------------------------------
 t=$(wait_for 60 red 198.18.2.0/24 fpm)
 t2=$(wait_for 10 blue 198.18.2.0/24 fpm)
 if [ "$t" != timeout ] && [ "$t2" != timeout ]; then
-	ok "type-5 198.18.2.0/24 from the Linux VTEP in tepd's red and blue ($t after FRR started)"
+	ok "type-5 198.18.2.0/24 from the Linux VTEP in tepd's red and blue ($t after the last FRR started)"
 else
 	fail "no EVPN routes in tepd: red $t blue $t2"
-	in_dp vtysh -c 'show bgp l2vpn evpn summary' -c 'show evpn vni' \
+	in_dp1 vtysh -c 'show bgp l2vpn evpn summary' -c 'show evpn vni' \
 		-c 'show ip route vrf all' 2>&1 | tail -40 || true
 	$CTL evpn show
-	in_dp tail -20 /run/frr/zebra.log || true
+	in_dp1 tail -20 /run/frr/zebra.log || true
 	finish
 fi
 TR=evpn-red-192.0.2.2-100
 TB=evpn-blue-192.0.2.2-200
-tun() { $CTL -j tunnel show "$1" | $PY -c 'import json,sys
+tun() { ctl "${2:-1}" -j tunnel show "$1" | $PY -c 'import json,sys
 t=json.load(sys.stdin)["tunnels"][0]
 print(t["vni"], t["vrf"], t["remote"], t["inner_dmac"].lower(), t["inner_smac"].lower())'; }
 got="$(tun $TR) / $(tun $TB)"
@@ -360,6 +385,18 @@ else
 	ip -n "$LXR" route; in_lx vtysh -c 'show bgp l2vpn evpn route' | tail -30
 fi
 
+# the other tepd: each has the other's prefix, in each VRF, in tunnels
+# with the other's router MAC of that VRF
+t=$(wait_for 30 red 198.18.3.0/24 fpm 1)
+t2=$(wait_for 10 blue 198.18.1.0/24 fpm 2)
+got="$(tun evpn-red-192.0.2.3-100 1) / $(tun evpn-blue-192.0.2.1-200 2)"
+if [ "$t" != timeout ] && [ "$t2" != timeout ] &&
+   [ "$got" = "100 red 192.0.2.3 02:00:00:00:02:64 02:00:00:00:01:64 / 200 blue 192.0.2.1 02:00:00:00:01:c8 02:00:00:00:02:c8" ]; then
+	ok "the two tepd nodes learned each other's prefixes and router MACs through their FRRs"
+else
+	fail "tepd to tepd: red $t, blue $t2, tunnels $got"
+fi
+
 # ---- traffic ---------------------------------------------------------------
 for pair in "$R1 red" "$B1 blue"; do
 	set -- ${pair% *} ${pair#* }
@@ -372,6 +409,17 @@ for pair in "$R1 red" "$B1 blue"; do
 done
 tcp_xfer "$R2" "$R1" 198.18.2.2 200000
 tcp_xfer "$B2" "$B1" 198.18.2.2 200000
+for pair in "$R1 red" "$B1 blue"; do
+	set -- ${pair% *} ${pair#* }
+	if ip netns exec "$1" ping -c 3 -i 0.2 -W 2 198.18.3.2 >"$WORK/ping" 2>&1 ||
+	   ip netns exec "$1" ping -c 3 -i 0.2 -W 2 198.18.3.2 >"$WORK/ping" 2>&1; then
+		ok "$2: ping 198.18.1.2 -> 198.18.3.2, tepd to tepd"
+	else
+		fail "$2: ping tepd to tepd"; cat "$WORK/ping"
+	fi
+done
+tcp_xfer "$R3" "$R1" 198.18.3.2 200000
+tcp_xfer "$B3" "$B1" 198.18.3.2 200000
 if ip netns exec "$B1" ping -c 2 -i 0.2 -W 1 198.18.2.3 >/dev/null 2>&1 &&
    ! ip netns exec "$R1" ping -c 2 -i 0.2 -W 1 198.18.2.3 >/dev/null 2>&1; then
 	ok "198.18.2.3 (blue only) answers blue, not red"
@@ -395,11 +443,11 @@ t=$(wait_for 2 red 198.18.20.0/24 none)
 # ---- zebra and bgpd restarted on tepd's side -------------------------------
 before=$(fpm_routes)
 s0=$(cnt sweeps)
-frr_stop dp
+frr_stop dp1
 sleep 1
 held=$(fpm_routes)
 t0=$(date +%s%N)
-frr_start dp
+frr_start dp1
 # the new connection's replay is over (its sweep), then BGP converges
 for _ in $(seq 100); do
 	[ "$(cnt sweeps)" -gt "$s0" ] && break
