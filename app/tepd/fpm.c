@@ -76,7 +76,7 @@
 	X(frames) X(bytes) X(ignored)					\
 	X(routes_added) X(routes_deleted)				\
 	X(route_del_unknown) X(route_del_not_fpm) X(routes_static_kept)	\
-	X(routes_no_vrf) X(routes_vrf_ambiguous)			\
+	X(routes_no_vrf) X(routes_vrf_ambiguous) X(routes_vrf_unknown)	\
 	X(routes_no_gateway) X(routes_unresolved)			\
 	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
 	X(sweeps) X(routes_swept)					\
@@ -204,8 +204,12 @@ vrf_of_table(uint32_t table)
  * zebra's netlink socket in the VRF's namespace. With -N each VRF's host
  * side is a namespace zebra sees as a VRF, so the VRF is the one whose
  * namespace holds a route netlink socket with that port id. Looked up
- * once per port id and connection. -1: in no VRF's namespace (zebra's
- * default VRF), -2: in several (port ids are per namespace).
+ * once per port id and connection. -1: in tepd's own namespace only
+ * (zebra's default VRF: zebra runs beside tepd), -2: in several VRFs'
+ * (port ids are per namespace), -3: nowhere. Nowhere is not taken for
+ * the default VRF: a zebra that still holds a VRF on a namespace tepd
+ * has replaced (tepd restarted under it) sends with the old one's port
+ * id, and a guess would put that VRF's routes into the underlay.
  */
 static int
 vrf_of_nlport(uint32_t pid)
@@ -237,15 +241,19 @@ vrf_of_nlport(uint32_t pid)
 		fprintf(stderr, "tepd: fpm: netlink port id %u is in several "
 			"vrfs' namespaces: its routes are skipped "
 			"(fpm_routes_vrf_ambiguous)\n", pid);
+	else if (vrf == -3)
+		fprintf(stderr, "tepd: fpm: netlink port id %u is in no vrf's "
+			"namespace nor in tepd's: its routes are skipped "
+			"(fpm_routes_vrf_unknown; zebra must run in tepd's "
+			"network namespace, and restart with tepd)\n", pid);
 	else
 		printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
-		       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default (in no "
-		       "vrf's namespace)");
+		       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default");
 	return vrf;
 }
 
 /* The VRF of a route message: by table; the main table by the namespace
- * zebra sent it for (above). -1 none, -2 ambiguous. */
+ * zebra sent it for (above). -1 none, -2 ambiguous, -3 unknown. */
 static int
 vrf_of_route(const struct tep_fpm_msg *m)
 {
@@ -842,8 +850,11 @@ tep_fpm_evpn_show(struct tep_out *o)
 static bool
 no_vrf(const struct tep_fpm_route *rt, int vrf)
 {
-	if (vrf == -2) {
-		fpm.c.routes_vrf_ambiguous++;
+	if (vrf == -2 || vrf == -3) {
+		if (vrf == -2)
+			fpm.c.routes_vrf_ambiguous++;
+		else
+			fpm.c.routes_vrf_unknown++;
 		return true;
 	}
 	if (vrf < 0) {

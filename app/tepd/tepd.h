@@ -352,7 +352,8 @@ int tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino);
 int tep_vrfhost_pids(uint16_t vrf, int *pids, int max);
 /* The VRF whose host namespace holds a route netlink socket bound to
  * `portid` (zebra's netns VRF backend: nlmsg_pid of its FPM messages);
- * -1 none, -2 several. */
+ * -1 in tepd's own namespace only (zebra's default VRF), -2 in several
+ * VRFs', -3 nowhere. */
 int tep_vrfhost_vrf_of_nlport(uint32_t portid);
 /* The VNI of the VXLAN device `ifindex` in the VRF's host namespace: 0,
  * or -errno (not a VXLAN device: -EINVAL). */

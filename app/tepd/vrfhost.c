@@ -715,18 +715,16 @@ netns_has_nlport(int netns_fd, int own_fd, uint32_t portid)
 int
 tep_vrfhost_vrf_of_nlport(uint32_t portid)
 {
-	int v, vrf = -1, tries;
+	int v, vrf = -3, tries;
 
 	if (!enabled || portid == 0)
-		return -1;
+		return -1;	/* nothing to go by: the default VRF */
 	/*
 	 * The kernel walks a hash table that may be resized under it (a
-	 * zebra starting opens many sockets): a socket can be missed. A port
-	 * id found nowhere is looked for again before it is given to the
-	 * default VRF; one found in tepd's own namespace (zebra's default
-	 * VRF when it runs beside tepd) is settled at once.
+	 * zebra starting opens many sockets): a socket can be missed, so a
+	 * port id found nowhere is looked for twice more.
 	 */
-	for (tries = 0; tries < 3 && vrf == -1; tries++) {
+	for (tries = 0; tries < 3 && vrf == -3; tries++) {
 		if (tries > 0)
 			usleep(1000);
 		for (v = 0; v < TEP_VRF_MAX; v++) {
@@ -738,8 +736,8 @@ tep_vrfhost_vrf_of_nlport(uint32_t portid)
 				return -2;
 			vrf = v;
 		}
-		if (vrf == -1 && netns_has_nlport(-1, -1, portid))
-			return -1;
+		if (vrf == -3 && netns_has_nlport(-1, -1, portid))
+			vrf = -1;
 	}
 	return vrf;
 }

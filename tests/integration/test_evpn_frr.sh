@@ -68,8 +68,9 @@ ip -n "$RR" route add 192.0.2.0/24 via 203.0.113.5
 # tepd node N (1, 2): namespace DP[N] with tepd and its FRR, underlay
 # 192.0.2.(2N-1) (.1, .3), tenants 198.18.(2N-1).2 (.1.2, .3.2) in red
 # (R[N]) and blue (B[N]), management 203.0.113.(8N-7)/30 (.1, .9) to the
-# reflector's .(8N-6) (.2, .10). Router MACs 02:00:00:00:0N:64 (red),
-# :c8 (blue).
+# reflector's .(8N-6) (.2, .10). Router MACs 02:00:00:00:1N:64 (red),
+# :c8 (blue); the Linux VTEP's 02:00:00:00:02:64 / :c8 (bgpd ignores a
+# route whose router MAC is its own).
 declare -A DP R B HD
 for n in 1 2; do
 	DP[$n]=$(ns_add "ev-dp$n")
@@ -179,8 +180,8 @@ addr add 198.18.$((2 * n - 1)).1/24 dev net_af_packet1
 port set net_af_packet2 role access
 port bind net_af_packet2 vrf blue
 addr add 198.18.$((2 * n - 1)).1/24 dev net_af_packet2
-evpn vrf red vni 100 rmac 02:00:00:00:0$n:64
-evpn vrf blue vni 200 rmac 02:00:00:00:0$n:c8
+evpn vrf red vni 100 rmac 02:00:00:00:1$n:64
+evpn vrf blue vni 200 rmac 02:00:00:00:1$n:c8
 fpm set quiet 1
 C
 	TEPD_NSENTER=${HD[$n]} TEPD_ARGS="-N -P 2620" tepd_start "${DP[$n]}" \
@@ -199,7 +200,7 @@ dp_l3vnis() {	# NODE
 	local n=$1
 	in_dp"$n" bash -c "ip -n ${NR[$n]} link del vx100; ip -n ${NB[$n]} link del vx200" \
 		2>/dev/null || true
-	in_dp"$n" bash -c "$(declare -f l3vni); l3vni . ${NR[$n]} 100 192.0.2.$((2 * n - 1)) 02:00:00:00:0$n:64; l3vni . ${NB[$n]} 200 192.0.2.$((2 * n - 1)) 02:00:00:00:0$n:c8" 2>/dev/null ||
+	in_dp"$n" bash -c "$(declare -f l3vni); l3vni . ${NR[$n]} 100 192.0.2.$((2 * n - 1)) 02:00:00:00:1$n:64; l3vni . ${NB[$n]} 200 192.0.2.$((2 * n - 1)) 02:00:00:00:1$n:c8" 2>/dev/null ||
 		true
 }
 
@@ -357,7 +358,7 @@ tun() { ctl "${2:-1}" -j tunnel show "$1" | $PY -c 'import json,sys
 t=json.load(sys.stdin)["tunnels"][0]
 print(t["vni"], t["vrf"], t["remote"], t["inner_dmac"].lower(), t["inner_smac"].lower())'; }
 got="$(tun $TR) / $(tun $TB)"
-if [ "$got" = "100 red 192.0.2.2 02:00:00:00:02:64 02:00:00:00:01:64 / 200 blue 192.0.2.2 02:00:00:00:02:c8 02:00:00:00:01:c8" ]; then
+if [ "$got" = "100 red 192.0.2.2 02:00:00:00:02:64 02:00:00:00:11:64 / 200 blue 192.0.2.2 02:00:00:00:02:c8 02:00:00:00:11:c8" ]; then
 	ok "automatic tunnels: VNI, VRF, remote router MAC, own router MAC per VRF"
 else
 	fail "automatic tunnels: $got"
@@ -389,12 +390,13 @@ fi
 # with the other's router MAC of that VRF
 t=$(wait_for 30 red 198.18.3.0/24 fpm 1)
 t2=$(wait_for 10 blue 198.18.1.0/24 fpm 2)
+t3=$(wait_for 10 red 198.18.2.0/24 fpm 2)
 got="$(tun evpn-red-192.0.2.3-100 1) / $(tun evpn-blue-192.0.2.1-200 2)"
-if [ "$t" != timeout ] && [ "$t2" != timeout ] &&
-   [ "$got" = "100 red 192.0.2.3 02:00:00:00:02:64 02:00:00:00:01:64 / 200 blue 192.0.2.1 02:00:00:00:01:c8 02:00:00:00:02:c8" ]; then
+if [ "$t" != timeout ] && [ "$t2" != timeout ] && [ "$t3" != timeout ] &&
+   [ "$got" = "100 red 192.0.2.3 02:00:00:00:12:64 02:00:00:00:11:64 / 200 blue 192.0.2.1 02:00:00:00:11:c8 02:00:00:00:12:c8" ]; then
 	ok "the two tepd nodes learned each other's prefixes and router MACs through their FRRs"
 else
-	fail "tepd to tepd: red $t, blue $t2, tunnels $got"
+	fail "tepd to tepd: red $t, blue $t2, Linux VTEP's in tepd 2 $t3, tunnels $got"
 fi
 
 # ---- traffic ---------------------------------------------------------------
@@ -470,5 +472,35 @@ if ip netns exec "$R1" ping -c 2 -i 0.2 -W 2 198.18.2.2 >/dev/null 2>&1 &&
 	ok "traffic after the restart"
 else
 	fail "no traffic after the FRR restart"
+fi
+
+# ---- tepd 2 restarted, then its FRR ----------------------------------------
+# Same EAL file prefix, so the same VRF namespace names (zebra's VRFs).
+# zebra 8.4.4 keeps a VRF on the namespace it opened, which a restarted
+# tepd replaces: restart zebra and bgpd after tepd (docs/evpn.md).
+before=$(fpm_routes 2)
+kill "${TEPD_PIDS[1]}"
+wait "${TEPD_PIDS[1]}" 2>/dev/null || true
+frr_stop dp2
+pfx=${NR[2]%-red}
+TEPD_PREFIX=$pfx TEPD_NSENTER=${HD[2]} TEPD_ARGS="-N -P 2620" tepd_start \
+	"${DP[2]}" "$WORK/tepd2.sock" "$WORK/tepd2.conf" \
+	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 \
+	--vdev=net_af_packet2,iface=a1 || fail "tepd 2 did not restart"
+t0=$(date +%s%N)
+frr_start dp2
+for _ in $(seq 60); do
+	[ "$(fpm_routes 2)" = "$before" ] && break
+	sleep 0.5
+done
+after=$(fpm_routes 2)
+if [ -n "$before" ] && [ "$after" = "$before" ] &&
+   ip netns exec "$R3" ping -c 2 -i 0.2 -W 2 198.18.1.2 >/dev/null 2>&1 &&
+   ip netns exec "$B3" ping -c 2 -i 0.2 -W 2 198.18.2.3 >/dev/null 2>&1 &&
+   [ "$(cnt routes_vrf_unknown 2)" = 0 ]; then
+	ok "tepd 2 restarted, then its FRR: the same $(echo "$before" | wc -l) FPM routes $((($(date +%s%N) - t0) / 1000000)) ms after zebra started, traffic in both VRFs"
+else
+	fail "tepd 2 restart: unknown $(cnt routes_vrf_unknown 2)"
+	diff <(echo "$before") <(echo "$after") | head
 fi
 finish
