@@ -400,26 +400,23 @@ else
 fi
 
 # ---- traffic ---------------------------------------------------------------
-for pair in "$R1 red" "$B1 blue"; do
-	set -- ${pair% *} ${pair#* }
-	if ip netns exec "$1" ping -c 3 -i 0.2 -W 2 198.18.2.2 >"$WORK/ping" 2>&1 ||
-	   ip netns exec "$1" ping -c 3 -i 0.2 -W 2 198.18.2.2 >"$WORK/ping" 2>&1; then
-		ok "$2: ping 198.18.1.2 -> 198.18.2.2 across the fabric"
-	else
-		fail "$2: ping"; cat "$WORK/ping"
-	fi
-done
+ping_vrfs() {	# DST WHAT: from tepd 1's red and blue tenants (one retry)
+	local dst=$1 what=$2 ns vrf
+	for ns in "$R1" "$B1"; do
+		vrf=red
+		[ "$ns" = "$B1" ] && vrf=blue
+		if ip netns exec "$ns" ping -c 3 -i 0.2 -W 2 "$dst" >"$WORK/ping" 2>&1 ||
+		   ip netns exec "$ns" ping -c 3 -i 0.2 -W 2 "$dst" >"$WORK/ping" 2>&1; then
+			ok "$vrf: ping 198.18.1.2 -> $dst, $what"
+		else
+			fail "$vrf: ping $dst, $what"; cat "$WORK/ping"
+		fi
+	done
+}
+ping_vrfs 198.18.2.2 "tepd to the Linux VTEP"
 tcp_xfer "$R2" "$R1" 198.18.2.2 200000
 tcp_xfer "$B2" "$B1" 198.18.2.2 200000
-for pair in "$R1 red" "$B1 blue"; do
-	set -- ${pair% *} ${pair#* }
-	if ip netns exec "$1" ping -c 3 -i 0.2 -W 2 198.18.3.2 >"$WORK/ping" 2>&1 ||
-	   ip netns exec "$1" ping -c 3 -i 0.2 -W 2 198.18.3.2 >"$WORK/ping" 2>&1; then
-		ok "$2: ping 198.18.1.2 -> 198.18.3.2, tepd to tepd"
-	else
-		fail "$2: ping tepd to tepd"; cat "$WORK/ping"
-	fi
-done
+ping_vrfs 198.18.3.2 "tepd to tepd"
 tcp_xfer "$R3" "$R1" 198.18.3.2 200000
 tcp_xfer "$B3" "$B1" 198.18.3.2 200000
 if ip netns exec "$B1" ping -c 2 -i 0.2 -W 1 198.18.2.3 >/dev/null 2>&1 &&
