@@ -523,7 +523,9 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 	argv[10] = tep.rib.vrf[vrf]->name;
 	argv[11] = (char *)(uintptr_t)"inner-dmac";
 	argv[12] = macs;
-	if (!rte_is_zero_ether_addr(&ev.own_rmac[vrf])) {
+	/* own_rmac belongs to the VRF that `evpn vrf` named: not to a VRF
+	 * made later under the same id (l3vni_of() checks the name) */
+	if (l3vni_of(vrf) != 0 && !rte_is_zero_ether_addr(&ev.own_rmac[vrf])) {
 		rte_ether_format_addr(own, sizeof(own), &ev.own_rmac[vrf]);
 		argv[argc++] = (char *)(uintptr_t)"inner-smac";
 		argv[argc++] = own;
