@@ -14,6 +14,20 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "skipped: needs root (network namespaces)"
 	exit 77
 fi
+# A test that runs FRR sets TEP_FRR=1 before sourcing this file: it is
+# skipped without FRR, and re-run in a private mount namespace so that its
+# /run/frr (and a holder's /run/netns, below) never meet a system FRR's.
+if [ -n "${TEP_FRR:-}" ]; then
+	if [ ! -x /usr/lib/frr/zebra ] || [ ! -x /usr/lib/frr/bgpd ] ||
+	   [ ! -x /usr/lib/frr/staticd ]; then
+		echo "skipped: FRR not installed (apt-get install frr)"
+		exit 77
+	fi
+	if [ -z "${TEP_FRR_INNER:-}" ]; then
+		exec unshare -m --propagation private env TEP_FRR_INNER=1 \
+			"$0" "$@"
+	fi
+fi
 
 : "${BUILD:=build}"
 TEPD=${TEPD:-$BUILD/app/tepd/tepd}
@@ -347,6 +361,52 @@ d=json.load(sys.stdin)
 for k in sys.argv[1].split("."):
     d = d[int(k)] if isinstance(d, list) else d[k]
 print(d)' "$1"
+}
+
+
+# ---- FRR -------------------------------------------------------------------
+HOLDERS=()
+# holder NS NAME=NETNS...: a process in NS with a mount namespace of its
+# own whose /run/netns holds exactly the given names and whose /run/frr is
+# private. Its pid in HOLDER (not printed: a command substitution's
+# subshell would run the EXIT trap, cleaning up everything).
+holder() {
+	local ns=$1 keep=$WORK/keep.$1 b binds=""
+	shift
+	mkdir -p "$keep"
+	for b in "$@"; do
+		binds+="touch $keep/${b%%=*}; mount --bind /run/netns/${b#*=} $keep/${b%%=*}; "
+	done
+	ip netns exec "$ns" unshare -m --propagation private bash -c "
+		$binds
+		mount -t tmpfs none /run/netns
+		mount -t tmpfs none /run/frr
+		chown frr:frr /run/frr
+		for f in $keep/*; do
+			[ -e \"\$f\" ] || continue
+			touch /run/netns/\${f##*/}
+			mount --bind \$f /run/netns/\${f##*/}
+		done
+		exec sleep 100000" &
+	HOLDER=$!
+	HOLDERS+=($!)
+	sleep 0.5
+}
+# l3vni NS_UNDERLAY NS_VRF VNI LOCAL MAC: bridge (the SVI, its MAC the
+# router MAC) + vxlan device in the VRF's namespace, made next to the
+# underlay so that its socket stays there ("." for NS_UNDERLAY: the
+# current namespace).
+l3vni() {
+	local u=(-n "$1")
+	[ "$1" = . ] && u=()
+	ip "${u[@]}" link add "vx$3" type vxlan id "$3" dstport 4789 \
+		local "$4" nolearning
+	ip "${u[@]}" link set "vx$3" netns "$2"
+	ip -n "$2" link add "br$3" type bridge stp_state 0
+	ip -n "$2" link set "br$3" address "$5"
+	ip -n "$2" link set "vx$3" master "br$3"
+	ip -n "$2" link set "vx$3" up
+	ip -n "$2" link set "br$3" up
 }
 
 finish() {

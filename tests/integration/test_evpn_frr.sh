@@ -31,15 +31,8 @@
 # Every FRR instance runs in a mount namespace of its own with a private
 # /run/netns (zebra -n makes a VRF of every name there) and /run/frr.
 set -euo pipefail
-if [ "$(id -u)" -eq 0 ] && [ -z "${EVPN_FRR_INNER:-}" ]; then
-	exec unshare -m --propagation private env EVPN_FRR_INNER=1 "$0" "$@"
-fi
+TEP_FRR=1
 . "$(dirname "$0")/lib.sh"
-if [ ! -x /usr/lib/frr/zebra ] || [ ! -x /usr/lib/frr/bgpd ]; then
-	echo "skipped: FRR not installed (apt-get install frr)"
-	exit 77
-fi
-HOLDERS=()
 ctl() { local n=$1; shift; "$TEPCTL" -s "$WORK/tepd$n.sock" "$@"; }
 
 # ---- namespaces and links --------------------------------------------------
@@ -103,51 +96,9 @@ for v in "$LXR" "$LXB"; do
 	ip netns exec "$v" sysctl -qw net.ipv4.ip_forward=1
 done
 
-# l3vni NS_UNDERLAY NS_VRF VNI LOCAL MAC: bridge (the SVI, its MAC the
-# router MAC) + vxlan device in the VRF's namespace, made next to the
-# underlay so that its socket stays there ("." for NS_UNDERLAY: the
-# current namespace).
-l3vni() {
-	local u=(-n "$1")
-	[ "$1" = . ] && u=()
-	ip "${u[@]}" link add "vx$3" type vxlan id "$3" dstport 4789 \
-		local "$4" nolearning
-	ip "${u[@]}" link set "vx$3" netns "$2"
-	ip -n "$2" link add "br$3" type bridge stp_state 0
-	ip -n "$2" link set "br$3" address "$5"
-	ip -n "$2" link set "vx$3" master "br$3"
-	ip -n "$2" link set "vx$3" up
-	ip -n "$2" link set "br$3" up
-}
 l3vni "$LX" "$LXR" 100 192.0.2.2 02:00:00:00:02:64
 l3vni "$LX" "$LXB" 200 192.0.2.2 02:00:00:00:02:c8
 
-# holder NS NAME=NETNS...: a process in NS with a mount namespace of its
-# own whose /run/netns holds exactly the given names and whose /run/frr is
-# private. Its pid in HOLDER (not printed: a command substitution's
-# subshell would run the EXIT trap, cleaning up everything).
-holder() {
-	local ns=$1 keep=$WORK/keep.$1 b binds=""
-	shift
-	mkdir -p "$keep"
-	for b in "$@"; do
-		binds+="touch $keep/${b%%=*}; mount --bind /run/netns/${b#*=} $keep/${b%%=*}; "
-	done
-	ip netns exec "$ns" unshare -m --propagation private bash -c "
-		$binds
-		mount -t tmpfs none /run/netns
-		mount -t tmpfs none /run/frr
-		chown frr:frr /run/frr
-		for f in $keep/*; do
-			[ -e \"\$f\" ] || continue
-			touch /run/netns/\${f##*/}
-			mount --bind \$f /run/netns/\${f##*/}
-		done
-		exec sleep 100000" &
-	HOLDER=$!
-	HOLDERS+=($!)
-	sleep 0.5
-}
 for n in 1 2; do
 	holder "${DP[$n]}"
 	HD[$n]=$HOLDER

@@ -17,14 +17,8 @@
 # namespace with its own /run/frr, so that FRR's sockets never meet a
 # system FRR.
 set -euo pipefail
-if [ "$(id -u)" -eq 0 ] && [ -z "${FPM_FRR_INNER:-}" ]; then
-	exec unshare -m --propagation private env FPM_FRR_INNER=1 "$0" "$@"
-fi
+TEP_FRR=1
 . "$(dirname "$0")/lib.sh"
-if [ ! -x /usr/lib/frr/zebra ] || [ ! -x /usr/lib/frr/staticd ]; then
-	echo "skipped: FRR not installed (apt-get install frr)"
-	exit 77
-fi
 mkdir -p /run/frr
 mount -t tmpfs none /run/frr
 chown frr:frr /run/frr
