@@ -51,7 +51,8 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [-f CONFIG] [-s SOCKET] [-r ROUTES]"
 		" [-G GROUP] [-C] [-N]\n"
-		"       [-T SECONDS] [-U N] [-M [ADDR]:PORT] [-P [ADDR:]PORT]\n"
+		"       [-H IFNAME]"
+		" [-T SECONDS] [-U N] [-M [ADDR]:PORT] [-P [ADDR:]PORT]\n"
 		"  -f CONFIG  control commands to run at start, one per line\n"
 		"  -s SOCKET  control socket (default %s)\n"
 		"  -r ROUTES  routes per VRF and family (default 65536)\n"
@@ -60,6 +61,11 @@ usage(const char *prog)
 		"  -N         give every VRF a host side (a network namespace)"
 		" for\n"
 		"             tepctl vrf exec; needs CAP_SYS_ADMIN\n"
+		"  -H IFNAME  give the default VRF a host side: interface"
+		" IFNAME in\n"
+		"             tepd's namespace with the underlay addresses, for"
+		" BGP/BFD\n"
+		"             over tepd's own ports\n"
 		"  -T SECONDS control clients that send no complete request"
 		" for this\n"
 		"             long are dropped (default %g; 0: never)\n"
@@ -130,12 +136,11 @@ tbl8_groups(uint32_t want)
  * more. A pool that does not fit says how much it needed.
  */
 static int
-pool_create(bool vrf_hosts, char *err, size_t errlen)
+pool_create(unsigned int host_ports, char *err, size_t errlen)
 {
 	uint32_t ports = rte_eth_dev_count_avail(), w = tep.nb_workers;
 	uint64_t rings = (uint64_t)ports * w * (TEP_RX_DESC + TEP_TX_DESC);
-	uint64_t hosts = vrf_hosts ? (uint64_t)TEP_VRF_MAX * w * 2 *
-				     TEP_HOST_DESC : 0;
+	uint64_t hosts = (uint64_t)host_ports * w * 2 * TEP_HOST_DESC;
 	uint64_t inflight = (uint64_t)w * (TEP_PORTS_MAX * TEP_BURST * 2 +
 					   TEP_GSO_SEGS_MAX + TEP_BURST * 2);
 	uint64_t n = rings + hosts + inflight + TEP_PUNT_RING +
@@ -166,7 +171,7 @@ pool_create(bool vrf_hosts, char *err, size_t errlen)
 			 "packets and caches: %s (give the EAL more memory: "
 			 "-m or --socket-mem)", n, elt, n * elt >> 20, ports,
 			 w, TEP_RX_DESC, TEP_TX_DESC,
-			 vrf_hosts ? ", VRF host ports" : "",
+			 host_ports != 0 ? ", host ports" : "",
 			 rte_strerror(rte_errno));
 		return -1;
 	}
@@ -174,7 +179,8 @@ pool_create(bool vrf_hosts, char *err, size_t errlen)
 }
 
 static int
-setup_memory(uint32_t routes, bool vrf_hosts, char *err, size_t errlen)
+setup_memory(uint32_t routes, unsigned int host_ports, char *err,
+	     size_t errlen)
 {
 	struct tep_rib_conf rc = {
 		.max_routes4 = routes,
@@ -195,7 +201,7 @@ setup_memory(uint32_t routes, bool vrf_hosts, char *err, size_t errlen)
 		snprintf(err, errlen, "rcu: out of memory");
 		return -1;
 	}
-	if (pool_create(vrf_hosts, err, errlen) != 0)
+	if (pool_create(host_ports, err, errlen) != 0)
 		return -1;
 	tep.punt = rte_ring_create("tep_punt", TEP_PUNT_RING,
 				   (int)rte_socket_id(), RING_F_SC_DEQ);
@@ -237,6 +243,7 @@ main(int argc, char **argv)
 	uint64_t next_timer;
 	int ret, opt;
 	bool vrf_hosts = false;
+	const char *underlay_host = NULL;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -251,7 +258,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
-	while ((opt = getopt(argc, argv, "f:s:r:G:CNT:U:M:P:B:h")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:r:G:CNH:T:U:M:P:B:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			config = optarg;
@@ -279,6 +286,9 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			vrf_hosts = true;
+			break;
+		case 'H':
+			underlay_host = optarg;
 			break;
 		case 'T':
 		case 'U':
@@ -320,9 +330,12 @@ main(int argc, char **argv)
 			"the main one (e.g. -l 0-1)\n");
 		return 1;
 	}
-	if (setup_memory(routes, vrf_hosts, err, sizeof(err)) != 0 ||
+	if (setup_memory(routes, vrf_hosts ? TEP_VRF_MAX :
+			 underlay_host != NULL ? 1 : 0, err, sizeof(err)) != 0 ||
 	    tep_vrfhost_init(vrf_hosts, err, sizeof(err)) != 0 ||
-	    tep_ports_init(err, sizeof(err)) != 0) {
+	    tep_ports_init(err, sizeof(err)) != 0 ||
+	    (underlay_host != NULL &&
+	     tep_vrfhost_create_default(underlay_host, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}

@@ -339,6 +339,8 @@ int tep_vdevs_check(char *err, size_t errlen);
 int tep_vrfhost_init(bool enable, char *err, size_t errlen);
 bool tep_vrfhost_enabled(void);
 int tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen);
+/* -H IFNAME: the default VRF's host side, in tepd's own namespace */
+int tep_vrfhost_create_default(const char *ifname, char *err, size_t errlen);
 void tep_vrfhost_destroy(uint16_t vrf);
 void tep_vrfhost_port_restarted(uint16_t vrf);
 void tep_vrfhost_fini(void);

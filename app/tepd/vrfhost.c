@@ -18,6 +18,14 @@
  * The kernel side is a point-to-point link: its addresses are host routes
  * (/32, /128, no DAD) and its default routes go via 169.254.0.1 and fe80::1,
  * addresses tepd answers ARP and ND for on the host port only.
+ *
+ * The default VRF can have a host side too (-H IFNAME), so that a box whose
+ * NICs belong to DPDK still speaks BGP and BFD over them: like VPP's
+ * linux-cp, an interface in tepd's own namespace, where the routing daemons
+ * already run. It holds the underlay addresses and routes only to their
+ * subnets (not a default route: the box's management routes stay as they
+ * are); tepd hands it what reaches its underlay addresses and is not a
+ * tunnel packet, and routes what it sends.
  */
 
 #define _GNU_SOURCE		/* setns, unshare */
@@ -45,6 +53,7 @@
 
 #define NETNS_DIR	"/run/netns"
 #define HOST_MTU	1400	/* fits any tunnel over an IPv6 underlay of 1500 */
+#define UNDERLAY_HOST_MTU 1500	/* the default VRF's: not tunnelled */
 #define HOST_ADDRS_MAX	64
 
 static const uint8_t gw4[4] = { 169, 254, 0, 1 };
@@ -52,6 +61,7 @@ static const uint8_t gw6[16] = { 0xfe, 0x80, [15] = 1 };
 
 struct vrfhost {
 	bool on;
+	bool own_ns;		/* in tepd's namespace: the default VRF's (-H) */
 	uint16_t port;
 	int netns_fd;
 	int nl_fd;		/* rtnetlink, opened inside the namespace */
@@ -170,17 +180,25 @@ nl_addr(struct vrfhost *h, const struct tep_addr *a, bool add)
 	return nl_talk(h, &q);
 }
 
+/*
+ * A route on the kernel side via tepd (169.254.0.1, fe80::1): to `dst`/`len`
+ * (NULL: the default route), from `src` when given. add false: delete it.
+ */
 static int
-nl_default_route(struct vrfhost *h, int family)
+nl_route(struct vrfhost *h, int family, const uint8_t *dst, uint8_t len,
+	 const uint8_t *src, bool add)
 {
 	uint32_t oif = (uint32_t)h->ifindex;
+	size_t alen = family == 4 ? 4 : 16;
 	struct nlreq q;
 
 	memset(&q, 0, sizeof(q));
 	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.r));
-	q.n.nlmsg_type = RTM_NEWROUTE;
-	q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	q.n.nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+	if (add)
+		q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
 	q.r.rtm_family = family == 4 ? AF_INET : AF_INET6;
+	q.r.rtm_dst_len = dst != NULL ? len : 0;
 	q.r.rtm_table = RT_TABLE_MAIN;
 	q.r.rtm_protocol = RTPROT_STATIC;
 	q.r.rtm_scope = RT_SCOPE_UNIVERSE;
@@ -189,10 +207,26 @@ nl_default_route(struct vrfhost *h, int family)
 	 * the link (fe80::/64 is on every IPv6 link anyway). */
 	if (family == 4)
 		q.r.rtm_flags = RTNH_F_ONLINK;
-	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6,
-		family == 4 ? 4 : 16);
+	if (dst != NULL)
+		nl_attr(&q, RTA_DST, dst, alen);
+	if (src != NULL)
+		nl_attr(&q, RTA_PREFSRC, src, alen);
+	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6, alen);
 	nl_attr(&q, RTA_OIF, &oif, sizeof(oif));
 	return nl_talk(h, &q);
+}
+
+/* The kernel side's routes to tepd: a VRF's host takes everything there;
+ * the default VRF's, only its subnets (tep_vrfhost_sync_addrs). */
+static int
+nl_default_routes(struct vrfhost *h)
+{
+	int ret;
+
+	if (h->own_ns)
+		return 0;
+	ret = nl_route(h, 4, NULL, 0, NULL, true);
+	return ret != 0 ? ret : nl_route(h, 6, NULL, 0, NULL, true);
 }
 
 /* The attribute `type` among those in [p, end), or NULL. */
@@ -390,6 +424,8 @@ netns_remove(struct vrfhost *h)
 	if (h->netns_fd >= 0)
 		close(h->netns_fd);
 	h->nl_fd = h->netns_fd = -1;
+	if (h->own_ns)
+		return;		/* tepd's own: nothing to unbind */
 	/* Tasks still inside (only at shutdown) keep the namespace alive
 	 * without its interface; the name goes. */
 	umount2(h->path, MNT_DETACH);
@@ -443,16 +479,65 @@ name_ok(const char *s)
 			 "0123456789_.-") == strlen(s);
 }
 
+/*
+ * The host port: a net_tap `name` whose interface h->ifname is made in
+ * h's namespace, the gateway tepd answers for on it, its routes to tepd
+ * and the VRF's addresses. `what` names it in errors.
+ */
+static int
+host_attach(struct vrfhost *h, uint16_t vrf, const char *name, uint16_t mtu,
+	    const char *what, char *err, size_t errlen)
+{
+	char devargs[128], e[200];
+	struct rte_eth_dev_info info;
+	struct tep_port *p;
+	uint16_t pid;
+	int ret;
+
+	snprintf(devargs, sizeof(devargs), "%s,iface=%s", name, h->ifname);
+	if (tep_port_attach_host(devargs, name, h->netns_fd, vrf, mtu,
+				 &pid, e, sizeof(e)) != 0) {
+		snprintf(err, errlen, "%s host port: %s", what, e);
+		return -1;
+	}
+	p = &tep.port[pid];
+	/* The gateway the kernel side routes to: ARP and ND answered, no
+	 * routes (they are not the VRF's addresses). */
+	p->addr[0] = (struct tep_addr){ .family = 4, .len = 32 };
+	memcpy(p->addr[0].a, gw4, 4);
+	p->addr[1] = (struct tep_addr){ .family = 6, .len = 64 };
+	memcpy(p->addr[1].a, gw6, 16);
+	p->naddr = 2;
+	h->port = pid;
+	ret = rte_eth_dev_info_get(pid, &info);
+	h->ifindex = ret == 0 ? (int)info.if_index : 0;
+	if (h->ifindex == 0) {
+		snprintf(err, errlen, "%s: no interface index for %s", what,
+			 h->ifname);
+		ret = -1;
+	} else {
+		/* net_tap brought the link up when it started. */
+		ret = nl_default_routes(h);
+		if (ret != 0)
+			snprintf(err, errlen, "%s: default route on %s: %s",
+				 what, h->ifname, strerror(-ret));
+	}
+	if (ret != 0) {
+		tep_port_detach_host(pid);
+		return -1;
+	}
+	h->on = true;
+	__atomic_store_n(&tep.vrf_host_port[vrf], pid, __ATOMIC_RELEASE);
+	tep_vrfhost_sync_addrs(vrf);
+	return 0;
+}
+
 int
 tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 {
 	const struct tep_vrf *v = tep.rib.vrf[vrf];
 	struct vrfhost *h = &hosts[vrf];
-	char devargs[128], name[RTE_ETH_NAME_MAX_LEN], e[200];
-	struct rte_eth_dev_info info;
-	struct tep_port *p;
-	uint16_t pid;
-	int ret;
+	char name[RTE_ETH_NAME_MAX_LEN], what[64];
 
 	if (!enabled || vrf == TEP_VRF_DEFAULT || v == NULL)
 		return 0;
@@ -470,48 +555,48 @@ tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 	else
 		snprintf(h->ifname, sizeof(h->ifname), "vrf%u", vrf);
 	snprintf(name, sizeof(name), "net_tap_vrf_%s", v->name);
-	snprintf(devargs, sizeof(devargs), "%s,iface=%s", name, h->ifname);
+	snprintf(what, sizeof(what), "vrf \"%s\"", v->name);
 
 	if (netns_create(h, err, errlen) != 0)
 		return -1;
-	if (tep_port_attach_host(devargs, name, h->netns_fd, vrf, HOST_MTU,
-				 &pid, e, sizeof(e)) != 0) {
-		snprintf(err, errlen, "vrf \"%s\" host port: %s", v->name, e);
+	if (host_attach(h, vrf, name, HOST_MTU, what, err, errlen) != 0) {
 		netns_remove(h);
 		return -1;
 	}
-	p = &tep.port[pid];
-	/* The gateway the kernel side routes to: ARP and ND answered, no
-	 * routes (they are not the VRF's addresses). */
-	p->addr[0] = (struct tep_addr){ .family = 4, .len = 32 };
-	memcpy(p->addr[0].a, gw4, 4);
-	p->addr[1] = (struct tep_addr){ .family = 6, .len = 64 };
-	memcpy(p->addr[1].a, gw6, 16);
-	p->naddr = 2;
-	h->port = pid;
-	ret = rte_eth_dev_info_get(pid, &info);
-	h->ifindex = ret == 0 ? (int)info.if_index : 0;
-	if (h->ifindex == 0) {
-		snprintf(err, errlen, "vrf \"%s\": no interface index for %s",
-			 v->name, h->ifname);
-		ret = -1;
-	} else {
-		/* net_tap brought the link up when it started. */
-		ret = nl_default_route(h, 4);
-		if (ret == 0)
-			ret = nl_default_route(h, 6);
-		if (ret != 0)
-			snprintf(err, errlen, "vrf \"%s\": default route on "
-				 "%s: %s", v->name, h->ifname, strerror(-ret));
+	return 0;
+}
+
+int
+tep_vrfhost_create_default(const char *ifname, char *err, size_t errlen)
+{
+	struct vrfhost *h = &hosts[TEP_VRF_DEFAULT];
+
+	if (!name_ok(ifname) || strlen(ifname) >= IF_NAMESIZE) {
+		snprintf(err, errlen, "-H \"%s\": an interface name of at most "
+			 "%d letters, digits, '_', '.', '-'", ifname,
+			 IF_NAMESIZE - 1);
+		return -1;
 	}
-	if (ret != 0) {
-		tep_port_detach_host(pid);
+	if (if_nametoindex(ifname) != 0) {
+		snprintf(err, errlen, "-H %s: an interface of that name exists",
+			 ifname);
+		return -1;
+	}
+	memset(h, 0, sizeof(*h));
+	h->own_ns = true;
+	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
+	h->netns_fd = fcntl(tep.host_netns_fd, F_DUPFD_CLOEXEC, 0);
+	h->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (h->netns_fd < 0 || h->nl_fd < 0) {
+		snprintf(err, errlen, "-H %s: %s", ifname, strerror(errno));
 		netns_remove(h);
 		return -1;
 	}
-	h->on = true;
-	__atomic_store_n(&tep.vrf_host_port[vrf], pid, __ATOMIC_RELEASE);
-	tep_vrfhost_sync_addrs(vrf);
+	if (host_attach(h, TEP_VRF_DEFAULT, "net_tap_host_default",
+			UNDERLAY_HOST_MTU, "-H", err, errlen) != 0) {
+		netns_remove(h);
+		return -1;
+	}
 	return 0;
 }
 
@@ -530,9 +615,7 @@ tep_vrfhost_port_restarted(uint16_t vrf)
 		return;
 	h->naddr = 0;		/* re-add all: NLM_F_REPLACE is idempotent */
 	tep_vrfhost_sync_addrs(vrf);
-	ret = nl_default_route(h, 4);
-	if (ret == 0)
-		ret = nl_default_route(h, 6);
+	ret = nl_default_routes(h);
 	if (ret != 0)
 		RTE_LOG(ERR, USER1, "vrf host %s: default route: %s\n",
 			h->ifname, strerror(-ret));
@@ -567,16 +650,42 @@ addr_in(const struct tep_addr *set, int n, const struct tep_addr *a)
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (set[i].family == a->family &&
+		if (set[i].family == a->family && set[i].len == a->len &&
 		    memcmp(set[i].a, a->a, a->family == 4 ? 4 : 16) == 0)
 			return true;
 	return false;
 }
 
 /*
- * The kernel side holds the addresses of the VRF's ports, as host routes.
- * Called after any change to them; installs what is missing and removes
- * what is gone. A failure is logged: tepd's own state is already right.
+ * The default VRF's host side reaches the subnet of each of its addresses
+ * through tepd, from that address (a /32 or /128 needs no route).
+ */
+static void
+subnet_route(struct vrfhost *h, const struct tep_addr *a, bool add)
+{
+	unsigned int alen = a->family == 4 ? 4 : 16, i, bits;
+	uint8_t net[16];
+	int ret;
+
+	if (!h->own_ns || a->len >= alen * 8)
+		return;
+	memcpy(net, a->a, alen);
+	for (i = 0; i < alen; i++) {
+		bits = a->len > i * 8 ? a->len - i * 8 : 0;
+		if (bits < 8)
+			net[i] &= (uint8_t)(0xff00u >> bits);
+	}
+	ret = nl_route(h, a->family, net, a->len, add ? a->a : NULL, add);
+	if (ret != 0 && (add || ret != -ESRCH))
+		RTE_LOG(ERR, USER1, "host %s: route to a subnet: %s\n",
+			h->ifname, strerror(-ret));
+}
+
+/*
+ * The kernel side holds the addresses of the VRF's ports, as host routes
+ * (and, for the default VRF's, routes to their subnets). Called after any
+ * change to them; installs what is missing and removes what is gone. A
+ * failure is logged: tepd's own state is already right.
  */
 void
 tep_vrfhost_sync_addrs(uint16_t vrf)
@@ -601,6 +710,7 @@ tep_vrfhost_sync_addrs(uint16_t vrf)
 		if (addr_in(want, nwant, &h->addr[i]))
 			continue;
 		nl_addr(h, &h->addr[i], false);
+		subnet_route(h, &h->addr[i], false);
 		h->addr[i--] = h->addr[--h->naddr];
 	}
 	for (i = 0; i < nwant; i++) {
@@ -614,18 +724,24 @@ tep_vrfhost_sync_addrs(uint16_t vrf)
 		}
 		h->addr[h->naddr++] = want[i];
 	}
+	/* again for all: a deleted address may have taken a subnet's route
+	 * that another still needs (NLM_F_REPLACE: no harm otherwise) */
+	for (i = 0; i < h->naddr; i++)
+		subnet_route(h, &h->addr[i], true);
 }
 
 const char *
 tep_vrfhost_netns(uint16_t vrf)
 {
-	return vrf < TEP_VRF_MAX && hosts[vrf].on ? hosts[vrf].path : NULL;
+	return vrf < TEP_VRF_MAX && hosts[vrf].on && !hosts[vrf].own_ns ?
+	       hosts[vrf].path : NULL;
 }
 
 int
 tep_vrfhost_netns_fd(uint16_t vrf)
 {
-	return vrf < TEP_VRF_MAX && hosts[vrf].on ? hosts[vrf].netns_fd : -1;
+	return vrf < TEP_VRF_MAX && hosts[vrf].on && !hosts[vrf].own_ns ?
+	       hosts[vrf].netns_fd : -1;
 }
 
 int
@@ -634,7 +750,8 @@ tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino)
 	int v;
 
 	for (v = 0; v < TEP_VRF_MAX; v++)
-		if (hosts[v].on && hosts[v].dev == dev && hosts[v].ino == ino)
+		if (hosts[v].on && !hosts[v].own_ns && hosts[v].dev == dev &&
+		    hosts[v].ino == ino)
 			return v;
 	return -1;
 }
@@ -649,7 +766,7 @@ tep_vrfhost_pids(uint16_t vrf, int *pids, int max)
 	int n = 0;
 	DIR *d;
 
-	if (vrf >= TEP_VRF_MAX || !h->on)
+	if (vrf >= TEP_VRF_MAX || !h->on || h->own_ns)
 		return 0;
 	d = opendir("/proc");
 	if (d == NULL)
@@ -728,7 +845,7 @@ tep_vrfhost_vrf_of_nlport(uint32_t portid)
 		if (tries > 0)
 			usleep(1000);
 		for (v = 0; v < TEP_VRF_MAX; v++) {
-			if (!hosts[v].on ||
+			if (!hosts[v].on || hosts[v].own_ns ||
 			    !netns_has_nlport(hosts[v].netns_fd, hosts[v].nl_fd,
 					      portid))
 				continue;
