@@ -273,6 +273,31 @@ tep_addr_is_ours(uint16_t port, int family, const uint8_t *ip)
 	return false;
 }
 
+/*
+ * The targets tepd answers ARP and neighbour solicitations for on `port`:
+ * its addresses there; on the default VRF's host port (-H, vrfhost.c) also
+ * every address but the underlay's own, since the kernel side sees the
+ * underlay subnets as on-link and everything it sends there is tepd's to
+ * route.
+ */
+static bool
+answers_for(uint16_t port, int family, const uint8_t *ip)
+{
+	const struct tep_port *p = &tep.port[port];
+	uint16_t i;
+
+	if (tep_addr_is_ours(port, family, ip))
+		return true;
+	if (!p->vrf_host || p->vrf != TEP_VRF_DEFAULT)
+		return false;
+	for (i = 0; i < tep.nb_ports; i++)
+		if (tep.port[i].present && !tep.port[i].vrf_host &&
+		    tep.port[i].vrf == TEP_VRF_DEFAULT &&
+		    tep_addr_is_ours(i, family, ip))
+			return false;
+	return true;
+}
+
 /* Our source address on a port for talking to `dst`: one in the same
  * subnet if there is one, else the first of the family. */
 static const uint8_t *
@@ -335,10 +360,11 @@ eth_hdr(uint8_t *eth, const uint8_t *dst, uint16_t port, uint16_t type)
 }
 
 static void
-send_arp(uint16_t port, uint16_t op, const uint8_t *tha, const uint8_t *tpa,
-	 const uint8_t *eth_dst)
+send_arp(uint16_t port, uint16_t op, const uint8_t *spa, const uint8_t *tha,
+	 const uint8_t *tpa, const uint8_t *eth_dst)
 {
-	const uint8_t *spa = src_addr_for(port, 4, tpa);
+	if (spa == NULL)
+		spa = src_addr_for(port, 4, tpa);
 	struct rte_mbuf *m;
 	uint8_t *f, *a;
 
@@ -429,7 +455,7 @@ neigh_probe(struct tep_neigh *n)
 	n->probed = rte_rdtsc();
 	n->probes++;
 	if (n->key.family == 4)
-		send_arp(n->key.port, 1, zero, n->key.ip, bcast);
+		send_arp(n->key.port, 1, NULL, zero, n->key.ip, bcast);
 	else
 		send_ns(n->key.port, n->key.ip);
 }
@@ -450,7 +476,7 @@ on_arp(struct rte_mbuf *m)
 		return;
 	op = tep_rd16(a + 6);
 	memcpy(sha.addr_bytes, a + 8, 6);
-	for_us = tep_addr_is_ours(port, 4, a + 24);
+	for_us = answers_for(port, 4, a + 24);
 	/* RFC 826: update an existing entry from any ARP; create one only
 	 * when the packet is for us. */
 	if (for_us || neigh_lookup(port, 4, a + 14) != NULL)
@@ -458,7 +484,7 @@ on_arp(struct rte_mbuf *m)
 		    !rte_is_multicast_ether_addr(&sha))
 			tep_neigh_set(port, 4, a + 14, &sha, false);
 	if (for_us && op == 1)
-		send_arp(port, 2, a + 8, a + 14, a + 8);
+		send_arp(port, 2, a + 24, a + 8, a + 14, a + 8);
 }
 
 static void
@@ -489,7 +515,7 @@ on_nd(struct rte_mbuf *m)
 		memcpy(ll.addr_bytes, lladdr, 6);
 	static const uint8_t unspec[16];
 
-	if (ic[0] == 135 && tep_addr_is_ours(port, 6, ic + 8) &&
+	if (ic[0] == 135 && answers_for(port, 6, ic + 8) &&
 	    memcmp(ip + 8, unspec, 16) != 0) {	/* no DAD replies */
 		uint8_t body[4 + 16 + 8];
 		const uint8_t *dst = ip + 8;

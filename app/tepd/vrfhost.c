@@ -22,9 +22,12 @@
  * The default VRF can have a host side too (-H IFNAME), so that a box whose
  * NICs belong to DPDK still speaks BGP and BFD over them: like VPP's
  * linux-cp, an interface in tepd's own namespace, where the routing daemons
- * already run. It holds the underlay addresses and routes only to their
- * subnets (not a default route: the box's management routes stay as they
- * are); tepd hands it what reaches its underlay addresses and is not a
+ * already run. It holds the underlay addresses with their prefixes, so
+ * that the underlay subnets are on-link for the kernel (what BGP's
+ * connected check and single-hop BFD want) and nothing else is routed
+ * there (no default route: the box's management routes stay as they are).
+ * tepd answers ARP and ND on it for every address but its own
+ * (neigh.c), hands it what reaches the underlay addresses and is not a
  * tunnel packet, and routes what it sends.
  */
 
@@ -171,7 +174,7 @@ nl_addr(struct vrfhost *h, const struct tep_addr *a, bool add)
 	if (add)
 		q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
 	q.a.ifa_family = a->family == 4 ? AF_INET : AF_INET6;
-	q.a.ifa_prefixlen = a->family == 4 ? 32 : 128;
+	q.a.ifa_prefixlen = h->own_ns ? a->len : a->family == 4 ? 32 : 128;
 	q.a.ifa_flags = IFA_F_NODAD;	/* tepd owns the address already */
 	q.a.ifa_scope = RT_SCOPE_UNIVERSE;
 	q.a.ifa_index = (uint32_t)h->ifindex;
@@ -180,25 +183,18 @@ nl_addr(struct vrfhost *h, const struct tep_addr *a, bool add)
 	return nl_talk(h, &q);
 }
 
-/*
- * A route on the kernel side via tepd (169.254.0.1, fe80::1): to `dst`/`len`
- * (NULL: the default route), from `src` when given. add false: delete it.
- */
+/* The kernel side's default route via tepd (169.254.0.1, fe80::1). */
 static int
-nl_route(struct vrfhost *h, int family, const uint8_t *dst, uint8_t len,
-	 const uint8_t *src, bool add)
+nl_default_route(struct vrfhost *h, int family)
 {
 	uint32_t oif = (uint32_t)h->ifindex;
-	size_t alen = family == 4 ? 4 : 16;
 	struct nlreq q;
 
 	memset(&q, 0, sizeof(q));
 	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.r));
-	q.n.nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
-	if (add)
-		q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	q.n.nlmsg_type = RTM_NEWROUTE;
+	q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
 	q.r.rtm_family = family == 4 ? AF_INET : AF_INET6;
-	q.r.rtm_dst_len = dst != NULL ? len : 0;
 	q.r.rtm_table = RT_TABLE_MAIN;
 	q.r.rtm_protocol = RTPROT_STATIC;
 	q.r.rtm_scope = RT_SCOPE_UNIVERSE;
@@ -207,17 +203,14 @@ nl_route(struct vrfhost *h, int family, const uint8_t *dst, uint8_t len,
 	 * the link (fe80::/64 is on every IPv6 link anyway). */
 	if (family == 4)
 		q.r.rtm_flags = RTNH_F_ONLINK;
-	if (dst != NULL)
-		nl_attr(&q, RTA_DST, dst, alen);
-	if (src != NULL)
-		nl_attr(&q, RTA_PREFSRC, src, alen);
-	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6, alen);
+	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6,
+		family == 4 ? 4 : 16);
 	nl_attr(&q, RTA_OIF, &oif, sizeof(oif));
 	return nl_talk(h, &q);
 }
 
-/* The kernel side's routes to tepd: a VRF's host takes everything there;
- * the default VRF's, only its subnets (tep_vrfhost_sync_addrs). */
+/* A VRF's host sends everything to tepd; the default VRF's only what
+ * goes to its subnets (their prefix routes): no default route. */
 static int
 nl_default_routes(struct vrfhost *h)
 {
@@ -225,8 +218,8 @@ nl_default_routes(struct vrfhost *h)
 
 	if (h->own_ns)
 		return 0;
-	ret = nl_route(h, 4, NULL, 0, NULL, true);
-	return ret != 0 ? ret : nl_route(h, 6, NULL, 0, NULL, true);
+	ret = nl_default_route(h, 4);
+	return ret != 0 ? ret : nl_default_route(h, 6);
 }
 
 /* The attribute `type` among those in [p, end), or NULL. */
@@ -657,35 +650,11 @@ addr_in(const struct tep_addr *set, int n, const struct tep_addr *a)
 }
 
 /*
- * The default VRF's host side reaches the subnet of each of its addresses
- * through tepd, from that address (a /32 or /128 needs no route).
- */
-static void
-subnet_route(struct vrfhost *h, const struct tep_addr *a, bool add)
-{
-	unsigned int alen = a->family == 4 ? 4 : 16, i, bits;
-	uint8_t net[16];
-	int ret;
-
-	if (!h->own_ns || a->len >= alen * 8)
-		return;
-	memcpy(net, a->a, alen);
-	for (i = 0; i < alen; i++) {
-		bits = a->len > i * 8 ? a->len - i * 8 : 0;
-		if (bits < 8)
-			net[i] &= (uint8_t)(0xff00u >> bits);
-	}
-	ret = nl_route(h, a->family, net, a->len, add ? a->a : NULL, add);
-	if (ret != 0 && (add || ret != -ESRCH))
-		RTE_LOG(ERR, USER1, "host %s: route to a subnet: %s\n",
-			h->ifname, strerror(-ret));
-}
-
-/*
- * The kernel side holds the addresses of the VRF's ports, as host routes
- * (and, for the default VRF's, routes to their subnets). Called after any
- * change to them; installs what is missing and removes what is gone. A
- * failure is logged: tepd's own state is already right.
+ * The kernel side holds the addresses of the VRF's ports: as host routes,
+ * or for the default VRF's with their prefixes (its subnets on-link, see
+ * the top). Called after any change to them; installs what is missing and
+ * removes what is gone. A failure is logged: tepd's own state is already
+ * right.
  */
 void
 tep_vrfhost_sync_addrs(uint16_t vrf)
@@ -710,7 +679,6 @@ tep_vrfhost_sync_addrs(uint16_t vrf)
 		if (addr_in(want, nwant, &h->addr[i]))
 			continue;
 		nl_addr(h, &h->addr[i], false);
-		subnet_route(h, &h->addr[i], false);
 		h->addr[i--] = h->addr[--h->naddr];
 	}
 	for (i = 0; i < nwant; i++) {
@@ -724,10 +692,6 @@ tep_vrfhost_sync_addrs(uint16_t vrf)
 		}
 		h->addr[h->naddr++] = want[i];
 	}
-	/* again for all: a deleted address may have taken a subnet's route
-	 * that another still needs (NLM_F_REPLACE: no harm otherwise) */
-	for (i = 0; i < h->naddr; i++)
-		subnet_route(h, &h->addr[i], true);
 }
 
 const char *

@@ -409,6 +409,34 @@ l3vni() {
 	ip -n "$2" link set "br$3" up
 }
 
+# frr_run IN DAEMON [ARGS...]: start an FRR daemon through IN (a command
+# that enters the node: its holder), with /run/frr/DAEMON.conf there
+frr_run() {
+	local in=$1 d=$2
+	shift 2
+	$in /usr/lib/frr/"$d" -d "$@" -f "/run/frr/$d.conf" \
+		-i "/run/frr/$d.pid" --log "file:/run/frr/$d.log"
+}
+# frr_kill IN DAEMON...: stop them in that order (SIGKILL after 5 s)
+frr_kill() {
+	local in=$1 d pid
+	shift
+	for d in "$@"; do
+		pid=$($in cat "/run/frr/$d.pid" 2>/dev/null) || continue
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null || true
+		$in rm -f "/run/frr/$d.pid"
+	done
+}
+# frr_put IN FILE: stdin to the node's /run/frr/FILE, FRR's to read
+frr_put() {
+	$1 bash -c "cat >/run/frr/$2 && chown frr:frr /run/frr/$2"
+}
+
 finish() {
 	local f
 	# A sanitizer build of tepd reports into its log and may go on.

@@ -3,6 +3,7 @@
 # Copyright (c) 2026 The tepd authors
 #
 # What stops tepd at start, or refuses a VRF, must say what and why:
+# - `-H IFNAME` naming an interface that exists, or not a plain name;
 # - a --vdev whose probe fails (an af_packet port on an interface that
 #   does not exist): tepd exits 1 naming it, instead of running without
 #   that port;
@@ -24,7 +25,8 @@ run_tepd() {
 	local name=$1 conf=$2 pid; shift 2
 	ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 512 --no-pci \
 		--file-prefix "tep${TAG}$name" "$@" -- \
-		-s "$WORK/$name.sock" -f "$conf" >"$WORK/$name.log" 2>&1 &
+		-s "$WORK/$name.sock" -f "$conf" ${TEPD_EXTRA:-} \
+		>"$WORK/$name.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -48,6 +50,22 @@ if [ "$RC" = 1 ] && grep -qxF "$want" "$WORK/vdev.log"; then
 	ok "a --vdev that fails to probe stops tepd: $(tail -n 1 "$WORK/vdev.log")"
 else
 	fail "--vdev that fails to probe: exit $RC: $(tail -n 3 "$WORK/vdev.log")"
+fi
+
+# ---- -H: the default VRF's host interface must be a new, plain name -------
+TEPD_EXTRA="-H lo" run_tepd hlo "$WORK/empty.conf" --vdev=net_null0
+want="tepd: -H lo: an interface of that name exists"
+if [ "$RC" = 1 ] && grep -qxF "$want" "$WORK/hlo.log"; then
+	ok "-H with a taken name stops tepd: $want"
+else
+	fail "-H lo: exit $RC: $(tail -n 2 "$WORK/hlo.log")"
+fi
+TEPD_EXTRA="-H a/b" run_tepd hbad "$WORK/empty.conf" --vdev=net_null0
+want="tepd: -H \"a/b\": an interface name of at most 15 letters, digits, '_', '.', '-'"
+if [ "$RC" = 1 ] && grep -qxF "$want" "$WORK/hbad.log"; then
+	ok "-H with a bad name stops tepd"
+else
+	fail "-H a/b: exit $RC: $(tail -n 2 "$WORK/hbad.log")"
 fi
 
 # ---- VRFs until the heap is full ---------------------------------------------

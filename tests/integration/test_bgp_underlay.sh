@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# BGP and BFD over tepd's own underlay port (tepd -H): the box's NIC
+# belongs to DPDK and there is no management link, yet its FRR peers with
+# the next VTEP across tepd.
+#
+#   tenant 198.18.1.2 -- tepd (-N -P -H tepd0) -- underlay -- Linux VTEP
+#   (red)                zebra, bgpd, bfdd in     192.0.2.2   (kernel vxlan,
+#                        tepd's namespace,                     zebra, bgpd,
+#                        192.0.2.1 on tepd0                    bfdd; red:
+#                                                              198.18.2.2)
+#
+# iBGP l2vpn evpn between 192.0.2.1 and 192.0.2.2 with single-hop BFD
+# (RFC 5881: TTL 255 both ways, so tepd must not decrement the TTL of
+# what its host side sends and receives). Checked: the kernel side holds
+# the underlay addresses and their subnets on-link only; the BGP session
+# and the BFD session come up, the node has no other way to the peer;
+# EVPN routes are exchanged over it (the peer's prefix in tepd's red as an
+# automatic tunnel, tepd's in the peer's VRF); tenant ping and TCP; the
+# BGP packets crossed tepd's host port; a tunnel packet to tepd's address
+# is still decapsulated by tepd, not handed to the kernel; BFD goes down
+# when the underlay link does.
+set -euo pipefail
+TEP_FRR=1
+. "$(dirname "$0")/lib.sh"
+
+DP=$(ns_add bu-dp)
+R1=$(ns_add bu-r1)
+LX=$(ns_add bu-lx)
+LXR=$(ns_add bu-lxr)
+R2=$(ns_add bu-r2)
+veth "$DP" u0 "$LX" eth0
+veth "$DP" a0 "$R1" eth0
+veth "$LXR" eth0 "$R2" eth1
+ip -n "$LX" addr add 192.0.2.2/24 dev eth0
+ip -n "$R1" addr add 198.18.1.2/24 dev eth0
+ip -n "$R1" route add default via 198.18.1.1
+ip -n "$R2" addr add 198.18.2.2/24 dev eth1
+ip -n "$R2" route add default via 198.18.2.1
+ip -n "$LXR" addr add 198.18.2.1/24 dev eth0
+ip netns exec "$LXR" sysctl -qw net.ipv4.ip_forward=1
+l3vni "$LX" "$LXR" 100 192.0.2.2 02:00:00:00:02:64
+
+holder "$DP"
+HD=$HOLDER
+holder "$LX" red="$LXR"
+HL=$HOLDER
+in_dp() { nsenter -t "$HD" -m --net="/run/netns/$DP" -- "$@"; }
+in_lx() { nsenter -t "$HL" -m --net="/run/netns/$LX" -- "$@"; }
+
+cat >"$WORK/tepd.conf" <<C
+vrf add red table 10
+port set net_af_packet0 role underlay
+addr add 192.0.2.1/24 dev net_af_packet0
+port set net_af_packet1 role access
+port bind net_af_packet1 vrf red
+addr add 198.18.1.1/24 dev net_af_packet1
+evpn vrf red vni 100 rmac 02:00:00:00:11:64
+fpm set quiet 1
+C
+TEPD_NSENTER=$HD TEPD_ARGS="-N -P 2620 -H tepd0" tepd_start "$DP" \
+	"$WORK/tepd.sock" "$WORK/tepd.conf" \
+	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 ||
+	{ fail "tepd did not start"; finish; }
+CTL="$TEPCTL -s $WORK/tepd.sock"
+NSR=$($CTL -j vrf list | $PY -c 'import json,sys
+for v in json.load(sys.stdin)["vrfs"]:
+    if v["name"] == "red": print(v["netns"].rsplit("/", 1)[1])')
+
+# ---- the host side ---------------------------------------------------------
+a=$(ip -n "$DP" -4 -o addr show dev tepd0 | awk '{print $4}')
+r=$(ip -n "$DP" route show dev tepd0 | tr -s ' ')
+other=$(ip -n "$DP" route show | grep -v "dev tepd0" || true)
+if [ "$a" = 192.0.2.1/24 ] &&
+   [ "$r" = "192.0.2.0/24 proto kernel scope link src 192.0.2.1 " ] &&
+   [ -z "$other" ]; then
+	ok "tepd0 holds the underlay address and its subnet on-link, nothing else routes"
+else
+	fail "host side: address '$a', routes '$r', other '$other'"
+fi
+host_port() { $CTL -j port list | $PY -c 'import json,sys
+for p in json.load(sys.stdin)["ports"]:
+    if p.get("vrf_host") and p["vrf"] == "default": print(p["name"])'; }
+HP=$(host_port)
+[ -n "$HP" ] && ok "the default VRF's host port: $HP" ||
+	fail "no default VRF host port in port list"
+
+# ---- FRR on both sides -------------------------------------------------------
+bgp_conf() {	# ME PEER VRF NETWORK_LINES
+	cat <<C
+router bgp 65000
+ bgp router-id $1
+ no bgp default ipv4-unicast
+ neighbor $2 remote-as 65000
+ neighbor $2 timers connect 1
+ neighbor $2 bfd
+ address-family l2vpn evpn
+  neighbor $2 activate
+  advertise-all-vni
+ exit-address-family
+exit
+router bgp 65000 vrf $3
+ no bgp network import-check
+ address-family ipv4 unicast
+$4
+ exit-address-family
+ address-family l2vpn evpn
+  advertise ipv4 unicast
+ exit-address-family
+exit
+C
+}
+printf 'hostname dp\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\n' \
+	"$NSR" | frr_put in_dp zebra.conf
+bgp_conf 192.0.2.1 192.0.2.2 "$NSR" "  network 198.18.1.0/24" |
+	frr_put in_dp bgpd.conf
+printf 'hostname lx\nvrf red\n vni 100\nexit-vrf\n' | frr_put in_lx zebra.conf
+bgp_conf 192.0.2.2 192.0.2.1 red "  redistribute connected" |
+	frr_put in_lx bgpd.conf
+for n in in_dp in_lx; do
+	printf 'bfd\nexit\n' | frr_put $n bfdd.conf
+done
+cleanup() {
+	frr_kill in_dp zebra bgpd bfdd || true
+	frr_kill in_lx zebra bgpd bfdd || true
+	tep_cleanup
+}
+trap cleanup EXIT INT TERM
+
+frr_run in_lx zebra -n
+frr_run in_lx bfdd
+frr_run in_lx bgpd
+frr_run in_dp zebra -n -r -M dplane_fpm_nl
+sleep 1
+# the L3VNI devices after zebra, bgpd after FPM is up (docs/evpn.md)
+in_dp bash -c "$(declare -f l3vni); l3vni . $NSR 100 192.0.2.1 02:00:00:00:11:64"
+for _ in $(seq 150); do
+	[ "$($CTL -j stats | jget fpm.fpm_connects)" != 0 ] && break
+	sleep 0.1
+done
+frr_run in_dp bfdd
+frr_run in_dp bgpd
+
+bgp_state() {
+	$1 vtysh -c "show bgp neighbors $2 json" 2>/dev/null | $PY -c 'import json,sys
+try: print(json.load(sys.stdin)[sys.argv[1]]["bgpState"])
+except Exception: print("?")' "$2"
+}
+bfd_status() {
+	$1 vtysh -c "show bfd peers json" 2>/dev/null | $PY -c 'import json,sys
+try: print(" ".join(p["status"] for p in json.load(sys.stdin) if p["peer"] == sys.argv[1]) or "none")
+except Exception: print("?")' "$2"
+}
+t0=$(date +%s)
+for _ in $(seq 120); do
+	[ "$(bgp_state in_dp 192.0.2.2)" = Established ] && break
+	sleep 0.5
+done
+if [ "$(bgp_state in_dp 192.0.2.2)" = Established ] &&
+   [ "$(bgp_state in_lx 192.0.2.1)" = Established ]; then
+	ok "BGP session 192.0.2.1 - 192.0.2.2 established over tepd's underlay port ($(($(date +%s) - t0)) s)"
+else
+	fail "BGP: dp $(bgp_state in_dp 192.0.2.2), lx $(bgp_state in_lx 192.0.2.1)"
+	in_dp tail -5 /run/frr/bgpd.log || true
+fi
+for _ in $(seq 40); do
+	[ "$(bfd_status in_dp 192.0.2.2) $(bfd_status in_lx 192.0.2.1)" = "up up" ] && break
+	sleep 0.5
+done
+got="$(bfd_status in_dp 192.0.2.2) $(bfd_status in_lx 192.0.2.1)"
+[ "$got" = "up up" ] &&
+	ok "single-hop BFD up both ways (TTL 255 kept across tepd)" ||
+	fail "BFD: $got"
+
+# ---- EVPN over it ------------------------------------------------------------
+has() {
+	$CTL -j route show vrf red | $PY -c 'import json,sys
+r=[x for x in json.load(sys.stdin)["routes"] if x["prefix"]==sys.argv[1]]
+print(r[0].get("tunnel","-") if r else "none")' "$1"
+}
+for _ in $(seq 60); do
+	[ "$(has 198.18.2.0/24)" != none ] && break
+	sleep 0.5
+done
+for _ in $(seq 40); do
+	ip -n "$LXR" route show 198.18.1.0/24 | grep -q 192.0.2.1 && break
+	sleep 0.5
+done
+if [ "$(has 198.18.2.0/24)" = evpn-red-192.0.2.2-100 ] &&
+   ip -n "$LXR" route show 198.18.1.0/24 | grep -q "via 192.0.2.1"; then
+	ok "type-5 routes both ways over that session"
+else
+	fail "EVPN: tepd red 198.18.2.0/24 -> $(has 198.18.2.0/24); Linux VTEP: $(ip -n "$LXR" route show 198.18.1.0/24)"
+fi
+if ip netns exec "$R1" ping -c 3 -i 0.2 -W 2 198.18.2.2 >"$WORK/ping" 2>&1 ||
+   ip netns exec "$R1" ping -c 3 -i 0.2 -W 2 198.18.2.2 >"$WORK/ping" 2>&1; then
+	ok "tenant ping through tepd's tunnel"
+else
+	fail "tenant ping"; cat "$WORK/ping"
+fi
+tcp_xfer "$R2" "$R1" 198.18.2.2 200000
+hp_pkts() { $CTL -j stats port "$HP" | $PY -c 'import json,sys
+p=json.load(sys.stdin)["ports"][0]
+print(p["rx"], p["tx"])'; }
+read -r hin hout <<<"$(hp_pkts)"
+enc=$($CTL -j stats tunnel evpn-red-192.0.2.2-100 | jget tunnels.0.decap)
+if [ "$hin" -gt 0 ] && [ "$hout" -gt 0 ] && [ "$enc" -gt 0 ]; then
+	ok "host port carried the control plane (in $hin, out $hout packets); tunnel packets to 192.0.2.1 decapsulated by tepd ($enc)"
+else
+	fail "host port in '$hin' out '$hout', decapsulated '$enc'"
+fi
+
+# ---- BFD notices the underlay going away ----------------------------------
+[ "$got" = "up up" ] || { fail "BFD was never up: its going down not checked"; finish; }
+ip -n "$LX" link set eth0 down
+for _ in $(seq 40); do
+	[ "$(bfd_status in_dp 192.0.2.2)" = down ] && break
+	sleep 0.25
+done
+[ "$(bfd_status in_dp 192.0.2.2)" = down ] &&
+	ok "BFD down on tepd's side when the underlay link goes" ||
+	fail "BFD after link down: $(bfd_status in_dp 192.0.2.2)"
+finish
