@@ -96,10 +96,9 @@ NSR=$($CTL -j vrf list | $PY -c 'import json,sys
 for v in json.load(sys.stdin)["vrfs"]:
     if v["name"] == "red": print(v["netns"].rsplit("/", 1)[1])')
 
-put() { in_dp bash -c "cat >/run/frr/$1 && chown frr:frr /run/frr/$1"; }
 printf 'hostname dp\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\n' \
-	"$NSR" | put zebra.conf
-put bgpd.conf <<C
+	"$NSR" | frr_put in_dp zebra.conf
+frr_put in_dp bgpd.conf <<C
 router bgp 65000
  bgp router-id 203.0.113.1
  no bgp default ipv4-unicast
@@ -120,31 +119,18 @@ router bgp 65000 vrf $NSR
  exit-address-family
 exit
 C
-frr_stop() {
-	local p pid
-	for p in bgpd zebra; do
-		pid=$(in_dp cat "/run/frr/$p.pid" 2>/dev/null) || continue
-		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-	done
-}
 SPID=
 PPID_=
 cleanup() {
 	[ -n "$PPID_" ] && kill "$PPID_" 2>/dev/null
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	frr_stop || true
+	frr_kill in_dp bgpd zebra || true
 	tep_cleanup
 }
 trap cleanup EXIT INT TERM
 
 fpm_connects() { $CTL -j stats | jget fpm.fpm_connects; }
-in_dp /usr/lib/frr/zebra -d -n -r -M dplane_fpm_nl -f /run/frr/zebra.conf \
-	-i /run/frr/zebra.pid --log file:/run/frr/zebra.log
+frr_run in_dp zebra -n -r -M dplane_fpm_nl
 sleep 1
 # the L3VNI's devices after zebra's L3VNI config, bgpd after FPM is up
 # (FRR 8.4.4 pitfalls, docs/evpn.md)
@@ -153,8 +139,7 @@ for _ in $(seq 150); do
 	[ "$(fpm_connects)" != 0 ] && break
 	sleep 0.1
 done
-in_dp /usr/lib/frr/bgpd -d -f /run/frr/bgpd.conf -i /run/frr/bgpd.pid \
-	--log file:/run/frr/bgpd.log
+frr_run in_dp bgpd
 ip netns exec "$SPK" "$PY" "$SPEAKER" --peer 203.0.113.1 \
 	--route 198.18.2.0/24,100,192.0.2.2,02:00:00:00:02:64 \
 	--bulk "$N" --vteps "$K" --stamp "$WORK/stamp" \

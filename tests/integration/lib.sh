@@ -410,31 +410,33 @@ l3vni() {
 }
 
 # frr_run IN DAEMON [ARGS...]: start an FRR daemon through IN (a command
-# that enters the node: its holder), with /run/frr/DAEMON.conf there
+# that enters the node: its holder), with $FRR_RUN/DAEMON.conf there
+# (FRR_RUN: /run/frr unless set)
 frr_run() {
-	local in=$1 d=$2
+	local in=$1 d=$2 r=${FRR_RUN:-/run/frr}
 	shift 2
-	$in /usr/lib/frr/"$d" -d "$@" -f "/run/frr/$d.conf" \
-		-i "/run/frr/$d.pid" --log "file:/run/frr/$d.log"
+	$in /usr/lib/frr/"$d" -d "$@" -f "$r/$d.conf" -i "$r/$d.pid" \
+		--log "file:$r/$d.log"
 }
 # frr_kill IN DAEMON...: stop them in that order (SIGKILL after 5 s)
 frr_kill() {
-	local in=$1 d pid
+	local in=$1 d pid r=${FRR_RUN:-/run/frr}
 	shift
 	for d in "$@"; do
-		pid=$($in cat "/run/frr/$d.pid" 2>/dev/null) || continue
+		pid=$($in cat "$r/$d.pid" 2>/dev/null) || continue
 		kill "$pid" 2>/dev/null || true
 		for _ in $(seq 50); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
 		kill -9 "$pid" 2>/dev/null || true
-		$in rm -f "/run/frr/$d.pid"
+		$in rm -f "$r/$d.pid"
 	done
 }
-# frr_put IN FILE: stdin to the node's /run/frr/FILE, FRR's to read
+# frr_put IN FILE: stdin to the node's $FRR_RUN/FILE, FRR's to read
 frr_put() {
-	$1 bash -c "cat >/run/frr/$2 && chown frr:frr /run/frr/$2"
+	local r=${FRR_RUN:-/run/frr}
+	$1 bash -c "cat >$r/$2 && chown frr:frr $r/$2"
 }
 
 finish() {

@@ -190,8 +190,7 @@ frr_start() {
 	local run=in_$1 fpm=() n=${1#dp} c0
 	[ "${1#dp}" != "$1" ] && fpm=(-r -M dplane_fpm_nl)
 	c0=$( [ -n "${fpm[*]}" ] && cnt connects "$n" || echo 0)
-	$run /usr/lib/frr/zebra -d -n "${fpm[@]}" -f /run/frr/zebra.conf \
-		-i /run/frr/zebra.pid --log file:/run/frr/zebra.log
+	frr_run $run zebra -n "${fpm[@]}"
 	sleep 1
 	if [ -n "${fpm[*]}" ]; then
 		dp_l3vnis "$n"
@@ -203,25 +202,10 @@ frr_start() {
 			sleep 0.1
 		done
 	fi
-	$run /usr/lib/frr/bgpd -d -f /run/frr/bgpd.conf \
-		-i /run/frr/bgpd.pid --log file:/run/frr/bgpd.log
+	frr_run $run bgpd
 }
-frr_stop() {
-	local run=in_$1 p pid
-	for p in zebra bgpd; do
-		pid=$($run cat "/run/frr/$p.pid" 2>/dev/null) || continue
-		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-		$run rm -f "/run/frr/$p.pid"
-	done
-}
-put() {	# put dp1|dp2|lx|rr FILE: stdin to the node's /run/frr/FILE
-	in_"$1" bash -c "cat >/run/frr/$2 && chown frr:frr /run/frr/$2"
-}
+frr_stop() { frr_kill "in_$1" zebra bgpd; }
+put() { frr_put "in_$1" "$2"; }	# put dp1|dp2|lx|rr FILE
 for n in 1 2; do
 	printf 'hostname dp%s\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\nvrf %s\n vni 200\nexit-vrf\n' \
 		"$n" "${NR[$n]}" "${NB[$n]}" | put "dp$n" zebra.conf

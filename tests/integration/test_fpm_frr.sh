@@ -57,31 +57,15 @@ static_conf "ip route 198.18.10.0/24 198.51.100.2" \
 chown -R frr:frr "$FRR"
 chmod 755 "$FRR"
 
+FRR_RUN=$FRR
+# -r: a zebra that stops leaves its routes (else it deletes each one over
+# FPM as it goes); zebra stops first: a staticd that stops before it
+# withdraws its routes
 frr_start() {
-	# -r: a zebra that stops leaves its routes (else it deletes each
-	# one over FPM as it goes)
-	ip netns exec "$DP" /usr/lib/frr/zebra -d -r -M dplane_fpm_nl \
-		-f "$FRR/zebra.conf" -i "$FRR/zebra.pid" \
-		--log "file:$FRR/zebra.log" 2>>"$FRR/stderr"
-	ip netns exec "$DP" /usr/lib/frr/staticd -d -f "$FRR/staticd.conf" \
-		-i "$FRR/staticd.pid" --log "file:$FRR/staticd.log" \
-		2>>"$FRR/stderr"
+	frr_run "ip netns exec $DP" zebra -r -M dplane_fpm_nl
+	frr_run "ip netns exec $DP" staticd
 }
-frr_stop() {
-	local p pid
-	# zebra first: a staticd that stops before it withdraws its routes
-	for p in zebra staticd; do
-		[ -f "$FRR/$p.pid" ] || continue
-		pid=$(cat "$FRR/$p.pid")
-		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-		rm -f "$FRR/$p.pid"
-	done
-}
+frr_stop() { frr_kill "ip netns exec $DP" zebra staticd; }
 trap 'frr_stop; tep_cleanup' EXIT INT TERM
 
 has() {	# has VRF PREFIX: the route's proto, or "none"
