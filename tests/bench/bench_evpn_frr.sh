@@ -129,17 +129,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-fpm_connects() { $CTL -j stats | jget fpm.fpm_connects; }
-frr_run in_dp zebra -n -r -M dplane_fpm_nl
-sleep 1
-# the L3VNI's devices after zebra's L3VNI config, bgpd after FPM is up
-# (FRR 8.4.4 pitfalls, docs/evpn.md)
-in_dp bash -c "$(declare -f l3vni); l3vni . $NSR 100 192.0.2.1 02:00:00:00:11:64"
-for _ in $(seq 150); do
-	[ "$(fpm_connects)" != 0 ] && break
-	sleep 0.1
-done
-frr_run in_dp bgpd
+frr_fpm_node in_dp "$CTL" "l3vni . $NSR 100 192.0.2.1 02:00:00:00:11:64"
 ip netns exec "$SPK" "$PY" "$SPEAKER" --peer 203.0.113.1 \
 	--route 198.18.2.0/24,100,192.0.2.2,02:00:00:00:02:64 \
 	--bulk "$N" --vteps "$K" --stamp "$WORK/stamp" \

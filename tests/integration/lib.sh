@@ -433,6 +433,27 @@ frr_kill() {
 		$in rm -f "$r/$d.pid"
 	done
 }
+# frr_fpm_node IN CTL L3VNI_CMDS [DAEMON...]: a tepd node's FRR in the
+# order FRR 8.4.4 needs (docs/evpn.md): zebra with FPM to tepd; then
+# L3VNI_CMDS, a shell line that makes the L3VNI devices (with `l3vni .`)
+# after zebra's L3VNI config, or zebra never ties them; then, once tepd
+# counts a new connection from zebra (CTL: the node's tepctl command), the
+# DAEMONs (default bgpd)
+frr_fpm_node() {
+	local in=$1 ctl=$2 l3=$3 c0 d
+	shift 3
+	c0=$($ctl -j stats | jget fpm.fpm_connects)
+	frr_run "$in" zebra -n -r -M dplane_fpm_nl
+	sleep 1
+	$in bash -c "$(declare -f l3vni); $l3"
+	for _ in $(seq 150); do
+		[ "$($ctl -j stats | jget fpm.fpm_connects)" != "$c0" ] && break
+		sleep 0.1
+	done
+	for d in "${@:-bgpd}"; do
+		frr_run "$in" "$d"
+	done
+}
 # frr_put IN FILE: stdin to the node's $FRR_RUN/FILE, FRR's to read
 frr_put() {
 	local r=${FRR_RUN:-/run/frr}

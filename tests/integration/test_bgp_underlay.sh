@@ -132,16 +132,8 @@ trap cleanup EXIT INT TERM
 frr_run in_lx zebra -n
 frr_run in_lx bfdd
 frr_run in_lx bgpd
-frr_run in_dp zebra -n -r -M dplane_fpm_nl
-sleep 1
-# the L3VNI devices after zebra, bgpd after FPM is up (docs/evpn.md)
-in_dp bash -c "$(declare -f l3vni); l3vni . $NSR 100 192.0.2.1 02:00:00:00:11:64"
-for _ in $(seq 150); do
-	[ "$($CTL -j stats | jget fpm.fpm_connects)" != 0 ] && break
-	sleep 0.1
-done
-frr_run in_dp bfdd
-frr_run in_dp bgpd
+frr_fpm_node in_dp "$CTL" "l3vni . $NSR 100 192.0.2.1 02:00:00:00:11:64" \
+	bfdd bgpd
 
 bgp_state() {
 	$1 vtysh -c "show bgp neighbors $2 json" 2>/dev/null | $PY -c 'import json,sys

@@ -144,17 +144,6 @@ C
 	NB[$n]=$(nsname "$n" blue)
 done
 LOG=$WORK/tepd-tepd1.sock.log
-# (Re)made once zebra runs: zebra 8.4.4 ties a VXLAN device to its L3VNI
-# only when the device appears after the L3VNI is configured; else it
-# has an L3VNI without device and crashes sending its router MACs to FPM.
-dp_l3vnis() {	# NODE
-	local n=$1
-	in_dp"$n" bash -c "ip -n ${NR[$n]} link del vx100; ip -n ${NB[$n]} link del vx200" \
-		2>/dev/null || true
-	in_dp"$n" bash -c "$(declare -f l3vni); l3vni . ${NR[$n]} 100 192.0.2.$((2 * n - 1)) 02:00:00:00:1$n:64; l3vni . ${NB[$n]} 200 192.0.2.$((2 * n - 1)) 02:00:00:00:1$n:c8" 2>/dev/null ||
-		true
-}
-
 # ---- FRR -------------------------------------------------------------------
 bgp_conf() {	# ME PEER VRF_RED VRF_BLUE LOCAL_NETWORKS
 	cat <<C
@@ -184,25 +173,19 @@ exit
 C
 	done
 }
-# frr_start dp1|dp2|lx|rr: zebra (tepd's with FPM, -r) then bgpd, in the
-# node's holder; configs in its private /run/frr
+# frr_start dp1|dp2|lx|rr: zebra then bgpd in the node's holder, configs
+# in its private /run/frr; a tepd node's zebra with FPM (-r), its L3VNI
+# devices made anew after it (frr_fpm_node)
 frr_start() {
-	local run=in_$1 fpm=() n=${1#dp} c0
-	[ "${1#dp}" != "$1" ] && fpm=(-r -M dplane_fpm_nl)
-	c0=$( [ -n "${fpm[*]}" ] && cnt connects "$n" || echo 0)
-	frr_run $run zebra -n "${fpm[@]}"
-	sleep 1
-	if [ -n "${fpm[*]}" ]; then
-		dp_l3vnis "$n"
-		# bgpd only once zebra is connected to tepd: zebra 8.4.4
-		# crashes (fpm_rmac_send) replaying router MACs it learned
-		# before the FPM connection came up (docs/evpn.md)
-		for _ in $(seq 150); do
-			[ "$(cnt connects "$n")" != "$c0" ] && break
-			sleep 0.1
-		done
+	local n=${1#dp} u
+	if [ "$n" = "$1" ]; then
+		frr_run "in_$1" zebra -n
+		sleep 1
+		frr_run "in_$1" bgpd
+		return
 	fi
-	frr_run $run bgpd
+	u=192.0.2.$((2 * n - 1))
+	frr_fpm_node "in_$1" "ctl $n" "ip -n ${NR[$n]} link del vx100 2>/dev/null; ip -n ${NB[$n]} link del vx200 2>/dev/null; l3vni . ${NR[$n]} 100 $u 02:00:00:00:1$n:64; l3vni . ${NB[$n]} 200 $u 02:00:00:00:1$n:c8"
 }
 frr_stop() { frr_kill "in_$1" zebra bgpd; }
 put() { frr_put "in_$1" "$2"; }	# put dp1|dp2|lx|rr FILE
