@@ -340,40 +340,75 @@ write_sysctl(const char *path, const char *val)
 }
 
 /*
- * Create the namespace and bind it at h->path. The calling thread spends
- * the time in between inside it: that is where the rtnetlink socket is
- * opened, loopback brought up, and defaults set for the interface to come
- * (no DAD, so the link-local address used for ND is usable at once; no
- * router solicitations, tepd sends no RAs).
+ * A namespace at h->path already: one left by a tepd that was killed (a
+ * live one holds the EAL file prefix, so it cannot be running), taken over
+ * with what it holds: an L3VNI's devices, tasks run in the VRF, and the
+ * netlink sockets of a zebra still running, by which tepd tells its routes'
+ * VRF (docs/evpn.md). The calling thread is left inside it. Anything else
+ * at the path is refused.
+ */
+static int
+netns_adopt(struct vrfhost *h, char *err, size_t errlen)
+{
+	int fd = open(h->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+		snprintf(err, errlen, "%s exists and is not a network namespace "
+			 "(rm %s)", h->path, h->path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (if_nametoindex(h->ifname) != 0) {
+		tep_netns_home();
+		snprintf(err, errlen, "%s exists and holds %s already (another "
+			 "tepd's? ip netns del %s)", h->path, h->ifname,
+			 strrchr(h->path, '/') + 1);
+		return -1;
+	}
+	RTE_LOG(NOTICE, USER1, "vrf host: %s left by a tepd that was killed: "
+		"taken over\n", h->path);
+	return 0;
+}
+
+/*
+ * Create the namespace and bind it at h->path (or take over the one left
+ * there). The calling thread spends the time in between inside it: that
+ * is where the rtnetlink socket is opened, loopback brought up, and
+ * defaults set for the interface to come (no DAD, so the link-local
+ * address used for ND is usable at once; no router solicitations, tepd
+ * sends no RAs).
  */
 static int
 netns_create(struct vrfhost *h, char *err, size_t errlen)
 {
+	bool adopted = false;
 	struct stat st;
-	int fd, ret;
+	int fd, ret = 0;
 
 	fd = open(h->path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			snprintf(err, errlen, "%s exists (left by a tepd that "
-				 "did not stop cleanly? ip netns del %s)",
-				 h->path, strrchr(h->path, '/') + 1);
-		else
-			snprintf(err, errlen, "%s: %s", h->path,
+	if (fd < 0 && errno == EEXIST) {
+		if (netns_adopt(h, err, errlen) != 0)
+			return -1;
+		adopted = true;
+	} else if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", h->path, strerror(errno));
+		return -1;
+	} else {
+		close(fd);
+		if (unshare(CLONE_NEWNET) != 0) {
+			snprintf(err, errlen, "unshare(CLONE_NEWNET): %s",
 				 strerror(errno));
-		return -1;
+			unlink(h->path);
+			return -1;
+		}
+		ret = mount("/proc/thread-self/ns/net", h->path, "none",
+			    MS_BIND, NULL);
+		if (ret != 0)
+			snprintf(err, errlen, "bind %s: %s", h->path,
+				 strerror(errno));
 	}
-	close(fd);
-	if (unshare(CLONE_NEWNET) != 0) {
-		snprintf(err, errlen, "unshare(CLONE_NEWNET): %s",
-			 strerror(errno));
-		unlink(h->path);
-		return -1;
-	}
-	ret = mount("/proc/thread-self/ns/net", h->path, "none", MS_BIND,
-		    NULL);
-	if (ret != 0)
-		snprintf(err, errlen, "bind %s: %s", h->path, strerror(errno));
 	h->nl_fd = ret == 0 ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				     NETLINK_ROUTE) : -1;
 	if (ret == 0 && h->nl_fd < 0) {
@@ -404,8 +439,10 @@ netns_create(struct vrfhost *h, char *err, size_t errlen)
 	}
 	if (h->nl_fd >= 0)
 		close(h->nl_fd);
-	umount2(h->path, MNT_DETACH);
-	unlink(h->path);
+	if (!adopted) {		/* one taken over stays as it was */
+		umount2(h->path, MNT_DETACH);
+		unlink(h->path);
+	}
 	return -1;
 }
 

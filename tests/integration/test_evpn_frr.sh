@@ -418,4 +418,46 @@ else
 	fail "tepd 2 restart: unknown $(cnt routes_vrf_unknown 2)"
 	diff <(echo "$before") <(echo "$after") | head
 fi
+
+# ---- tepd 1 killed, started again --------------------------------------------
+# The next tepd with the same file prefix takes over the VRF namespaces the
+# killed one left (and with them the sockets of zebra's VRFs). zebra 8.4.4
+# then crashes as the FPM connection comes back while it holds router MACs
+# (fpm_rmac_reset -> fpm_rmac_send; FRR fixed it in 2024, after 8.4.4):
+# when it has, it is started again, as systemd would, and replays.
+before=$(fpm_routes 1)
+zpid=$(in_dp1 cat /run/frr/zebra.pid)
+kill -9 "${TEPD_PIDS[0]}"
+wait "${TEPD_PIDS[0]}" 2>/dev/null || true
+pfx=${NR[1]%-red}
+t0=$(date +%s%N)
+TEPD_PREFIX=$pfx TEPD_NSENTER=${HD[1]} TEPD_ARGS="-N -P 2620" tepd_start \
+	"${DP[1]}" "$WORK/tepd1.sock" "$WORK/tepd1.conf" \
+	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 \
+	--vdev=net_af_packet2,iface=a1 || fail "tepd 1 did not restart"
+zebra=kept
+for _ in $(seq 100); do
+	kill -0 "$zpid" 2>/dev/null || { zebra=crashed; break; }
+	[ "$(fpm_routes 1)" = "$before" ] && break
+	sleep 0.1
+done
+if [ "$zebra" = crashed ]; then
+	frr_stop dp1
+	frr_start dp1
+fi
+for _ in $(seq 60); do
+	[ "$(fpm_routes 1)" = "$before" ] && break
+	sleep 0.5
+done
+after=$(fpm_routes 1)
+if [ -n "$before" ] && [ "$after" = "$before" ] &&
+   [ "$(grep -c "taken over" "$LOG")" = 2 ] &&
+   ip netns exec "$R1" ping -c 2 -i 0.2 -W 2 198.18.2.2 >/dev/null 2>&1 &&
+   ip netns exec "$B1" ping -c 2 -i 0.2 -W 2 198.18.3.2 >/dev/null 2>&1 &&
+   [ "$(cnt routes_vrf_unknown)" = 0 ]; then
+	ok "tepd 1 killed and started again: both VRF namespaces taken over, the same $(echo "$before" | wc -l) FPM routes $((($(date +%s%N) - t0) / 1000000)) ms after its start (zebra $zebra), traffic in both VRFs"
+else
+	fail "tepd 1 killed: unknown $(cnt routes_vrf_unknown), taken over $(grep -c "taken over" "$LOG"), zebra $zebra"
+	diff <(echo "$before") <(echo "$after") | head
+fi
 finish
