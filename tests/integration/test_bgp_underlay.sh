@@ -18,7 +18,8 @@
 # the underlay addresses and their subnets on-link only; the BGP session
 # and the BFD session come up, the node has no other way to the peer;
 # EVPN routes are exchanged over it (the peer's prefix in tepd's red as an
-# automatic tunnel, tepd's in the peer's VRF); tenant ping and TCP; the
+# automatic tunnel, tepd's in the peer's VRF), IPv4 and IPv6 tenant
+# prefixes; tenant ping and TCP in both families; the
 # BGP packets crossed tepd's host port; a tunnel packet to tepd's address
 # is still decapsulated by tepd, not handed to the kernel; BFD goes down
 # when the underlay link does.
@@ -41,6 +42,13 @@ ip -n "$R2" addr add 198.18.2.2/24 dev eth1
 ip -n "$R2" route add default via 198.18.2.1
 ip -n "$LXR" addr add 198.18.2.1/24 dev eth0
 ip netns exec "$LXR" sysctl -qw net.ipv4.ip_forward=1
+# IPv6 tenants: type-5 routes of IPv6 prefixes over the IPv4 underlay
+ip -n "$R1" addr add 2001:db8:1::2/64 dev eth0 nodad
+ip -n "$R1" route add default via 2001:db8:1::1
+ip -n "$R2" addr add 2001:db8:2::2/64 dev eth1 nodad
+ip -n "$R2" route add default via 2001:db8:2::1
+ip -n "$LXR" addr add 2001:db8:2::1/64 dev eth0 nodad
+ip netns exec "$LXR" sysctl -qw net.ipv6.conf.all.forwarding=1
 l3vni "$LX" "$LXR" 100 192.0.2.2 02:00:00:00:02:64
 
 holder "$DP"
@@ -57,6 +65,7 @@ addr add 192.0.2.1/24 dev net_af_packet0
 port set net_af_packet1 role access
 port bind net_af_packet1 vrf red
 addr add 198.18.1.1/24 dev net_af_packet1
+addr add 2001:db8:1::1/64 dev net_af_packet1
 evpn vrf red vni 100 rmac 02:00:00:00:11:64
 fpm set quiet 1
 C
@@ -88,7 +97,7 @@ HP=$(host_port)
 	fail "no default VRF host port in port list"
 
 # ---- FRR on both sides -------------------------------------------------------
-bgp_conf() {	# ME PEER VRF NETWORK_LINES
+bgp_conf() {	# ME PEER VRF IPV4_LINES IPV6_LINES
 	cat <<C
 router bgp 65000
  bgp router-id $1
@@ -106,18 +115,24 @@ router bgp 65000 vrf $3
  address-family ipv4 unicast
 $4
  exit-address-family
+ address-family ipv6 unicast
+$5
+ exit-address-family
  address-family l2vpn evpn
   advertise ipv4 unicast
+  advertise ipv6 unicast
  exit-address-family
 exit
 C
 }
 printf 'hostname dp\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\n' \
 	"$NSR" | frr_put in_dp zebra.conf
-bgp_conf 192.0.2.1 192.0.2.2 "$NSR" "  network 198.18.1.0/24" |
+bgp_conf 192.0.2.1 192.0.2.2 "$NSR" "  network 198.18.1.0/24" \
+	"  network 2001:db8:1::/64" |
 	frr_put in_dp bgpd.conf
 printf 'hostname lx\nvrf red\n vni 100\nexit-vrf\n' | frr_put in_lx zebra.conf
-bgp_conf 192.0.2.2 192.0.2.1 red "  redistribute connected" |
+bgp_conf 192.0.2.2 192.0.2.1 red "  redistribute connected" \
+	"  redistribute connected" |
 	frr_put in_lx bgpd.conf
 for n in in_dp in_lx; do
 	printf 'bfd\nexit\n' | frr_put $n bfdd.conf
@@ -193,6 +208,21 @@ else
 	fail "tenant ping"; cat "$WORK/ping"
 fi
 tcp_xfer "$R2" "$R1" 198.18.2.2 200000
+for _ in $(seq 40); do
+	[ "$(has 2001:db8:2::/64)" != none ] &&
+		ip -n "$LXR" -6 route show 2001:db8:1::/64 | grep -q 192.0.2.1 && break
+	sleep 0.5
+done
+if [ "$(has 2001:db8:2::/64)" = evpn-red-192.0.2.2-100 ] &&
+   ip -n "$LXR" -6 route show 2001:db8:1::/64 | grep -q "via ::ffff:192.0.2.1" &&
+   { ip netns exec "$R1" ping -6 -c 3 -i 0.2 -W 2 2001:db8:2::2 >"$WORK/ping" 2>&1 ||
+     ip netns exec "$R1" ping -6 -c 3 -i 0.2 -W 2 2001:db8:2::2 >"$WORK/ping" 2>&1; }; then
+	ok "IPv6 tenants: type-5 routes both ways in the same tunnel (IPv4-mapped VTEP), ping"
+else
+	fail "IPv6 EVPN: tepd red 2001:db8:2::/64 -> $(has 2001:db8:2::/64); Linux VTEP: $(ip -n "$LXR" -6 route show 2001:db8:1::/64)"
+	cat "$WORK/ping"
+fi
+tcp_xfer "$R2" "$R1" 2001:db8:2::2 200000
 hp_pkts() { $CTL -j stats port "$HP" | $PY -c 'import json,sys
 p=json.load(sys.stdin)["ports"][0]
 print(p["rx"], p["tx"])'; }
