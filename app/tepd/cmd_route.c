@@ -179,26 +179,57 @@ out_route(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	tep_out_close_object(o);
 }
 
+/* The routes within a prefix: equal to it or more specific. */
+struct route_within {
+	struct tep_out *o;
+	int family;
+	uint8_t pfx[16];
+	uint8_t len;
+};
+
+static void
+out_route_within(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+		 const struct tep_nh *nh)
+{
+	const struct route_within *rw = arg;
+	unsigned int full = rw->len / 8, rest = rw->len % 8;
+
+	if (family != rw->family || depth < rw->len ||
+	    memcmp(pfx, rw->pfx, full) != 0 ||
+	    (rest != 0 && ((pfx[full] ^ rw->pfx[full]) &
+			   (uint8_t)(0xff00u >> rest)) != 0))
+		return;
+	out_route(rw->o, family, pfx, depth, nh);
+}
+
 int
 cmd_route_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	       struct tep_out *o, struct tep_err *err)
 {
-	int vrf = TEP_VRF_DEFAULT;
+	struct route_within rw = { .o = o };
+	int vrf = TEP_VRF_DEFAULT, i = 0;
 
 	(void)ctx;
-	if (argc == 2) {
-		if (strcmp(argv[0], "vrf") != 0)
-			return ERR(EINVAL, "route show [vrf NAME]");
+	if (argc >= 2 && strcmp(argv[0], "vrf") == 0) {
 		vrf = vrf_arg(argv[1], err);
 		if (vrf < 0)
 			return ENOENT;
-	} else if (argc != 0) {
-		return ERR(EINVAL, "route show [vrf NAME]");
+		i = 2;
 	}
+	if (i < argc && parse_prefix(argv[i], &rw.family, rw.pfx, &rw.len,
+				     true) != 0)
+		return ERR(EINVAL, "bad prefix \"%s\" (ADDR/LEN)", argv[i]);
+	if (argc > i + 1)
+		return ERR(EINVAL, "route show [vrf NAME] [PREFIX]");
 	tep_out_str(o, "vrf", NULL, tep.rib.vrf[vrf]->name);
 	tep_out_open_array(o, "routes");
-	tep_route_walk(&tep.rib, (uint16_t)vrf, 4, out_route, o);
-	tep_route_walk(&tep.rib, (uint16_t)vrf, 6, out_route, o);
+	if (i < argc) {
+		tep_route_walk(&tep.rib, (uint16_t)vrf, rw.family,
+			       out_route_within, &rw);
+	} else {
+		tep_route_walk(&tep.rib, (uint16_t)vrf, 4, out_route, o);
+		tep_route_walk(&tep.rib, (uint16_t)vrf, 6, out_route, o);
+	}
 	tep_out_close_array(o);
 	return 0;
 }

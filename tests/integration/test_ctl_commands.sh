@@ -397,6 +397,15 @@ jcheck "route show vrf blue: all four, defaults included" \
 good route show vrf red
 jcheck "route show vrf red: gateways resolved to their port" \
 	'{(r["prefix"], r.get("via"), r.get("dev")) for r in d["routes"]} >= {("198.19.1.0/24", "192.0.2.20", "'$P0'"), ("198.19.2.0/24", "192.0.2.21", "'$P0'")}'
+good route show vrf blue 198.19.0.0/16
+jcheck "route show vrf blue 198.19.0.0/16: only the routes within it" \
+	'[r["prefix"] for r in d["routes"]] == ["198.19.0.0/24"]'
+good route show vrf blue 2001:db8::/32
+jcheck "route show vrf blue 2001:db8::/32: IPv6, the default route left out" \
+	'[r["prefix"] for r in d["routes"]] == ["2001:db8:ffff::/48"]'
+good route show vrf blue 0.0.0.0/0
+jcheck "route show vrf blue 0.0.0.0/0: every IPv4 route, no IPv6 one" \
+	'sorted(r["prefix"] for r in d["routes"]) == ["0.0.0.0/0", "198.19.0.0/24"]'
 good route show
 jcheck "route show (default): tunnel route and IPv6 gateway" \
 	'{(r["prefix"], r.get("tunnel") or r.get("via")) for r in d["routes"]} >= {("198.19.3.0/24", "vx1"), ("2001:db8:fffe::/48", "2001:db8:1::2")}'
@@ -435,7 +444,9 @@ refused 'bad prefix "198.19.0.0/33"' route del 198.19.0.0/33 vrf red
 refused 'unknown vrf "nosuch"' route del 198.18.0.0/24 vrf nosuch
 refused 'route del: too many arguments' route del 198.18.0.0/24 vrf red now
 refused 'unknown vrf "nosuch"' route show vrf nosuch
-refused 'route show [vrf NAME]' route show red
+refused 'bad prefix "red" (ADDR/LEN)' route show red
+refused 'bad prefix "198.19.0.0" (ADDR/LEN)' route show vrf red 198.19.0.0
+refused 'route show [vrf NAME] [PREFIX]' route show 198.19.0.0/16 red
 refused 'bad address "198.19.0.999"' route get 198.19.0.999
 refused 'unknown vrf "nosuch"' route get 198.19.0.1 vrf nosuch
 refused '203.0.113.1: no route in vrf "red"' route get 203.0.113.1 vrf red
