@@ -55,6 +55,15 @@ if vexec red ping -c 3 -i 0.2 -W 2 198.18.0.2 >"$WORK/ping4" 2>&1; then
 else
 	fail "ping in red: $(tail -n 3 "$WORK/ping4")"
 fi
+# The host side is the box's own stack: tepd keeps the TTL both ways (a
+# task's TTL 1 reaches the remote VTEP; its reply arrives with the 64 it
+# left with)
+if grep -q "ttl=64" "$WORK/ping4" &&
+   vexec red ping -t 1 -c 2 -i 0.2 -W 2 198.18.0.2 >"$WORK/ping4t" 2>&1; then
+	ok "TTL kept through tepd for the VRF's tasks (reply ttl=64, TTL 1 sent gets through)"
+else
+	fail "TTL: $(grep -o 'ttl=[0-9]*' "$WORK/ping4" | head -1), ttl 1: $(tail -n 2 "$WORK/ping4t")"
+fi
 if vexec red ping -6 -c 3 -i 0.2 -W 2 2001:db8:18::2 >"$WORK/ping6" 2>&1; then
 	ok "vrf exec red -- ping -6 2001:db8:18::2: $(grep -o '[0-9]* received' "$WORK/ping6")"
 else

@@ -221,7 +221,9 @@ encap_inner(struct worker *w, struct rte_mbuf *m, int family,
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *), *inner;
 
-	if (!dp_ttl_dec(w, m, eth + 14, family))
+	/* A host port's packets are tepd's own (forward.c says why) */
+	if (likely(!tep.port[m->port].vrf_host) &&
+	    !dp_ttl_dec(w, m, eth + 14, family))
 		return false;
 
 	if (t->tmpl.inner_eth) {
