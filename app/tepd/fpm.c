@@ -22,7 +22,12 @@
  *   bumps the generation, which makes every FPM route stale at once;
  *   zebra replays its whole RIB, which refreshes what it still has; once
  *   the stream has been quiet for `quiet` ms (zebra 8.4 sends no end of
- *   replay marker), routes of older generations are swept.
+ *   replay marker), routes of older generations are swept. With a BGP
+ *   stale time (`fpm set stale`), zebra's BGP routes (EVPN ones among
+ *   them) are swept only that long after the replay: a zebra that
+ *   restarted with bgpd replays before BGP has converged again, and
+ *   sweeping then would cut traffic until it has (BGP graceful restart's
+ *   stale routes, RFC 4724).
  * - When zebra goes away, its routes stay (as in a graceful restart) for
  *   `hold` ms, then all FPM routes are removed unless a new connection came
  *   (which sweeps them itself after its replay).
@@ -103,6 +108,9 @@ static struct {
 	uint64_t frame_no;	/* frames on this connection, from 1 */
 	uint32_t gen;		/* bumped per connection; never 0 */
 	bool sweep_due;		/* a replay is under way */
+	bool stale_due;		/* BGP routes of an older replay are held */
+	uint64_t stale_tsc;	/* when that replay completed */
+	uint32_t stale_ms;	/* 0: BGP routes are swept with the replay */
 	bool hold_due;		/* zebra is gone, its routes are held */
 	uint64_t last_tsc;	/* last frame, or the connect */
 	uint64_t gone_tsc;	/* when the connection went away */
@@ -658,6 +666,7 @@ pending_release(uint16_t vrf, int fam, const uint8_t *vtep)
 		memcpy(rt.nh[0].gw, p->vtep, 16);
 		rt.nh[0].encap_type = TEP_FPM_ENCAP_VXLAN;
 		rt.nh[0].vni = p->vni;
+		rt.protocol = RTPROT_BGP_;	/* EVPN: bgpd's */
 		pending_drop(p);
 		if (tep.rib.vrf[p->vrf] == NULL)
 			continue;
@@ -893,6 +902,7 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		was = *cur;
 	nh.proto = TEP_PROTO_FPM;
 	nh.gen = fpm.gen;
+	nh.fpm_bgp = rt->protocol == RTPROT_BGP_;
 	switch (rt->type) {
 	case TEP_FPM_RTN_BLACKHOLE:
 	case TEP_FPM_RTN_UNREACHABLE:
@@ -968,10 +978,18 @@ struct stale {
 	uint32_t tunnel;	/* its tunnel, or TEP_NO_TUNNEL */
 };
 
+enum sweep_what {
+	SWEEP_REPLAY,	/* replay complete: older generations, BGP ones
+			 * kept when there is a stale time */
+	SWEEP_STALE,	/* the stale time is over: older generations */
+	SWEEP_ALL,	/* hold time over: every FPM route */
+};
+
 struct sweep_ctx {
 	struct stale *v;
 	size_t n, cap;
-	bool all;		/* every FPM route, whatever its generation */
+	enum sweep_what what;
+	uint64_t bgp_kept;
 	bool oom;
 };
 
@@ -981,8 +999,13 @@ collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 {
 	struct sweep_ctx *s = arg;
 
-	if (nh->proto != TEP_PROTO_FPM || (!s->all && nh->gen == fpm.gen))
+	if (nh->proto != TEP_PROTO_FPM ||
+	    (s->what != SWEEP_ALL && nh->gen == fpm.gen))
 		return;
+	if (s->what == SWEEP_REPLAY && nh->fpm_bgp && fpm.stale_ms != 0) {
+		s->bgp_kept++;
+		return;
+	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
 		struct stale *v = realloc(s->v, cap * sizeof(*v));
@@ -1001,13 +1024,19 @@ collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	s->n++;
 }
 
-/* Remove the FPM routes of older generations (all: every FPM route).
- * Collected first, deleted after: the walk must not see the tree change
- * under it. */
+/* Remove the FPM routes of older generations, or every one (enum
+ * sweep_what). Collected first, deleted after: the walk must not see the
+ * tree change under it. */
 static void
-sweep(bool all)
+sweep(enum sweep_what what)
 {
-	struct sweep_ctx s = { .all = all };
+	static const char *const why[] = {
+		[SWEEP_REPLAY] = "replay complete",
+		[SWEEP_STALE] = "BGP stale time over",
+		[SWEEP_ALL] = "hold time over",
+	};
+	struct sweep_ctx s = { .what = what };
+	bool keep_bgp = what == SWEEP_REPLAY && fpm.stale_ms != 0;
 	uint64_t swept = 0;
 	int vrf, fam;
 	size_t i;
@@ -1028,9 +1057,11 @@ sweep(bool all)
 		}
 	}
 	free(s.v);
-	/* Routes still waiting for a router MAC age the same way */
-	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++)
-		if (ev.pending[i].used && (all || ev.pending[i].gen != fpm.gen))
+	/* Routes still waiting for a router MAC (BGP's, EVPN) age the
+	 * same way */
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0 && !keep_bgp; i++)
+		if (ev.pending[i].used &&
+		    (what == SWEEP_ALL || ev.pending[i].gen != fpm.gen))
 			pending_drop(&ev.pending[i]);
 	if (s.oom)
 		fprintf(stderr, "tepd: fpm: sweep: out of memory, some stale "
@@ -1039,8 +1070,14 @@ sweep(bool all)
 	fpm.c.routes_swept += swept;
 	if (swept != 0)
 		tep_underlay_changed();
-	printf("tepd: fpm: %s: %" PRIu64 " stale route(s) removed\n",
-	       all ? "hold time over" : "replay complete", swept);
+	fpm.stale_due = keep_bgp && s.bgp_kept != 0;
+	fpm.stale_tsc = rte_rdtsc();
+	printf("tepd: fpm: %s: %" PRIu64 " stale route(s) removed", why[what],
+	       swept);
+	if (fpm.stale_due)
+		printf(", %" PRIu64 " BGP route(s) held for %u ms", s.bgp_kept,
+		       fpm.stale_ms);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -1257,12 +1294,18 @@ tep_fpm_poll(void)
 	if (fpm.cfd >= 0 && fpm.sweep_due &&
 	    now - fpm.last_tsc >= ms_to_tsc(fpm.quiet_ms)) {
 		fpm.sweep_due = false;
-		sweep(false);
+		sweep(SWEEP_REPLAY);
 	}
+	/* not while a new replay is under way: it will judge them again
+	 * (and the clock read again: the sweep above may have just set
+	 * stale_tsc, after `now`) */
+	if (fpm.stale_due && !fpm.sweep_due &&
+	    rte_rdtsc() - fpm.stale_tsc >= ms_to_tsc(fpm.stale_ms))
+		sweep(SWEEP_STALE);
 	if (fpm.cfd < 0 && fpm.hold_due &&
 	    now - fpm.gone_tsc >= ms_to_tsc(fpm.hold_ms)) {
 		fpm.hold_due = false;
-		sweep(true);
+		sweep(SWEEP_ALL);
 	}
 }
 
@@ -1408,7 +1451,17 @@ tep_fpm_show(struct tep_out *o)
 	tep_out_newline(o);
 	tep_out_u64(o, "quiet_ms", "quiet %" PRIu64 " ms", fpm.quiet_ms);
 	tep_out_u64(o, "hold_ms", ", hold %" PRIu64 " ms", fpm.hold_ms);
+	tep_out_u64(o, "stale_ms", ", BGP stale %" PRIu64 " ms", fpm.stale_ms);
 	tep_out_newline(o);
+	tep_out_bool(o, "bgp_stale_held", NULL, fpm.stale_due);
+	if (fpm.stale_due) {
+		tep_out_u64(o, "bgp_stale_for_ms", "BGP routes of an older "
+			    "replay held for %" PRIu64 " ms more",
+			    (ms_to_tsc(fpm.stale_ms) >
+			     now - fpm.stale_tsc ? ms_to_tsc(fpm.stale_ms) -
+			     (now - fpm.stale_tsc) : 0) * 1000 / hz);
+		tep_out_newline(o);
+	}
 	tep_fpm_stats(o);
 }
 
@@ -1438,8 +1491,11 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 		fpm.quiet_ms = ms;
 	} else if (strcmp(key, "hold") == 0) {
 		fpm.hold_ms = ms;
+	} else if (strcmp(key, "stale") == 0) {
+		fpm.stale_ms = ms;
 	} else {
-		snprintf(err, errlen, "fpm set quiet SECONDS | hold SECONDS");
+		snprintf(err, errlen, "fpm set quiet SECONDS | hold SECONDS | "
+			 "stale SECONDS");
 		return EINVAL;
 	}
 	return 0;

@@ -58,9 +58,12 @@ struct tep_nh {
 	uint32_t tunnel;
 	uint8_t gw[16];
 	uint8_t proto;		/* enum tep_nh_proto */
+	/* FPM: the route came from zebra's BGP (EVPN ones too): it may
+	 * outlive a replay by the BGP stale time (app/tepd/fpm.c) */
+	uint8_t fpm_bgp;
 	/* explicit, so that = { 0 } zeroes it: the struct is a hash key;
 	 * 32 bytes in all, so that an entry never straddles a cache line */
-	uint8_t pad[3];
+	uint8_t pad[2];
 	/* FPM: the connection (generation) that last installed the route;
 	 * routes of older ones are stale after a reconnect (app/tepd/fpm.c).
 	 * 0 for static routes. */

@@ -8,8 +8,10 @@ frames, optionally stay connected, close.
 
 Each CMD is one frame (arguments separated by spaces inside one word or
 several words up to the next ';'):
-  add PREFIX via GW[,GW...] [table N] [vni N]   unicast (multipath if
-                                                several GWs)
+  add PREFIX via GW[,GW...] [table N] [vni N] [proto N]
+                              unicast (multipath if several GWs);
+                              rtm_protocol 196 (zebra's static) unless
+                              given (186: bgp)
   add PREFIX blackhole|unreachable [table N]
   evpn PREFIX VTEP [table N]  what zebra 8.4.4 sent for a type-5 route:
                               proto bgp, ONLINK, RTA_OIF, no VNI; the VTEP
@@ -118,7 +120,7 @@ def cmd_frames(w):
             gws = [gw_bytes(net, g) for g in o["via"].split(",")]
             vni = int(o["vni"]) if "vni" in o else None
             _, body = route(True, w[1], table, 1, gws=gws, vni=vni,
-                            oif=3)
+                            oif=3, proto=int(o.get("proto", 196)))
         return [frame(RTM_NEWROUTE, 0x0501, body)]
     if c == "evpn":
         net = ipaddress.ip_network(w[1])

@@ -522,7 +522,10 @@ good fpm set quiet 2
 good fpm set hold 60
 refused 'bad time "abc"' fpm set quiet abc
 refused 'quiet must be above 0' fpm set quiet 0
-refused 'fpm set quiet SECONDS | hold SECONDS' fpm set frob 1
+good fpm set stale 45
+good fpm set stale 0
+refused 'bad time "-1"' fpm set stale -1
+refused 'fpm set quiet SECONDS | hold SECONDS | stale SECONDS' fpm set frob 1
 refused 'fpm show: too many arguments' fpm show x
 refused 'bad address "nope"' evpn local nope
 refused 'evpn vrf NAME vni N' evpn vrf red vni 16777216

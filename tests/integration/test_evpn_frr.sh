@@ -358,8 +358,18 @@ t=$(wait_for 2 red 198.18.20.0/24 none)
 	ok "it never appeared in blue" || fail "red's prefix in blue"
 
 # ---- zebra and bgpd restarted on tepd's side -------------------------------
+# With a BGP stale time, the EVPN routes zebra's replay lacks (bgpd has
+# not converged yet) are not swept with it. (A tenant's ping still loses
+# the seconds in which the other VTEPs, having lost this node's BGP
+# session, withdraw its prefix: BGP graceful restart on the peers would
+# keep it; not configured here.)
+ctl 1 fpm set stale 30 >/dev/null
 before=$(fpm_routes)
 s0=$(cnt sweeps)
+sw0=$(cnt routes_swept)
+ip netns exec "$R1" ping -i 0.05 -W 1 198.18.2.2 >"$WORK/ping-restart" 2>&1 &
+PING_RESTART=$!
+sleep 0.5
 frr_stop dp1
 sleep 1
 held=$(fpm_routes)
@@ -388,6 +398,20 @@ if ip netns exec "$R1" ping -c 2 -i 0.2 -W 2 198.18.2.2 >/dev/null 2>&1 &&
 else
 	fail "no traffic after the FRR restart"
 fi
+kill -INT "$PING_RESTART" 2>/dev/null || true
+wait "$PING_RESTART" 2>/dev/null || true
+st=$(grep "packets transmitted" "$WORK/ping-restart" || echo "no summary")
+tx=$(echo "$st" | awk '{print $1}')
+rx=$(echo "$st" | sed -n 's/.* \([0-9]*\) received.*/\1/p')
+if [ "$(cnt routes_swept)" = "$sw0" ] && grep -q "4 BGP route(s) held" "$LOG" &&
+   ! grep -q "BGP stale time over" "$LOG" && [ -n "$rx" ] && [ "$rx" -gt 0 ]; then
+	ok "stale time 30 s: the 4 EVPN routes the early replay lacked held, none swept"
+	say "tenant ping across the restart: $st"
+else
+	fail "stale time: swept $(($(cnt routes_swept) - sw0)), ping: $st"
+	grep "tepd: fpm: replay\|stale" "$LOG" | tail -3
+fi
+ctl 1 fpm set stale 0 >/dev/null
 
 # ---- tepd 2 restarted, then its FRR ----------------------------------------
 # Same EAL file prefix, so the same VRF namespace names (zebra's VRFs).
@@ -453,8 +477,9 @@ after=$(fpm_routes 1)
 if [ -n "$before" ] && [ "$after" = "$before" ] &&
    [ "$(grep -c "taken over" "$LOG")" = 2 ] &&
    ip netns exec "$R1" ping -c 2 -i 0.2 -W 2 198.18.2.2 >/dev/null 2>&1 &&
-   ip netns exec "$B1" ping -c 2 -i 0.2 -W 2 198.18.3.2 >/dev/null 2>&1 &&
-   [ "$(cnt routes_vrf_unknown)" = 0 ]; then
+   ip netns exec "$B1" ping -c 2 -i 0.2 -W 2 198.18.3.2 >/dev/null 2>&1; then
+	# (routes_vrf_unknown may count: frames read after zebra crashed
+	# name sockets that went with it)
 	ok "tepd 1 killed and started again: both VRF namespaces taken over, the same $(echo "$before" | wc -l) FPM routes $((($(date +%s%N) - t0) / 1000000)) ms after its start (zebra $zebra), traffic in both VRFs"
 else
 	fail "tepd 1 killed: unknown $(cnt routes_vrf_unknown), taken over $(grep -c "taken over" "$LOG"), zebra $zebra"

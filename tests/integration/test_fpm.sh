@@ -120,6 +120,31 @@ expect "swept count" "$(cnt routes_swept)" 3
 grep -q "replay complete: 3 stale route(s) removed" "$LOG" &&
 	ok "sweep logged" || fail "no sweep log line"
 
+# 3b. BGP stale time: a replay without zebra's BGP routes (bgpd not back
+# yet) sweeps the others at once and BGP's only `stale` seconds later
+$CTL fpm set stale 2
+KEEP="add 198.18.10.0/24 via 198.51.100.2 ; add 203.0.113.0/26 via 192.0.2.10 table 10"
+# shellcheck disable=SC2086
+$FEED --linger 2 $KEEP \; add 198.18.60.0/24 via 198.51.100.2 proto 186 \; \
+	add 198.18.61.0/24 via 198.51.100.2
+sw0=$(cnt routes_swept)
+# shellcheck disable=SC2086
+$FEED --linger 5 $KEEP &
+fpid=$!
+sleep 1.8
+got="$(has default 198.18.60.0/24) $(has default 198.18.61.0/24)"
+expect "after the replay: the BGP route held, the other swept" "$got" "fpm none"
+wait_for default 198.18.60.0/24 none
+expect "the BGP route swept after the stale time" \
+	"$(has default 198.18.60.0/24) $(($(cnt routes_swept) - sw0))" "none 2"
+wait $fpid
+grep -q "replay complete: 1 stale route(s) removed, 1 BGP route(s) held for 2000 ms" "$LOG" &&
+   grep -q "BGP stale time over: 1 stale route(s) removed" "$LOG" &&
+	ok "stale time logged" || fail "no stale time log lines"
+expect "replayed routes kept" \
+	"$(has default 198.18.10.0/24) $(has red 203.0.113.0/26)" "fpm fpm"
+$CTL fpm set stale 0
+
 # 4. malformed frames: the valid frame before stays, the bad one is not
 # installed, the connection is dropped, counted and logged
 before=$($CTL -j route show)
