@@ -250,6 +250,21 @@ for r in json.load(sys.stdin)["routes"]:
     if r.get("proto") == "fpm": print(sys.argv[1], json.dumps(r, sort_keys=True))' "$v"
 	done | sort
 }
+tepd_again() {	# NODE: tepd started again with its EAL file prefix (so the
+	# same VRF namespace names: zebra's VRFs), in its holder
+	local n=$1 pfx=${NR[$1]%-red}
+	TEPD_PREFIX=$pfx TEPD_NSENTER=${HD[$n]} TEPD_ARGS="-N -P 2620" \
+		tepd_start "${DP[$n]}" "$WORK/tepd$n.sock" "$WORK/tepd$n.conf" \
+		--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 \
+		--vdev=net_af_packet2,iface=a1 || fail "tepd $n did not restart"
+}
+routes_back() {	# NODE ROUTES: wait up to 30 s for the node's FPM routes
+	for _ in $(seq 60); do
+		[ "$(fpm_routes "$1")" = "$2" ] && break
+		sleep 0.5
+	done
+}
+
 CTL="ctl 1"
 
 frr_start rr
@@ -380,10 +395,7 @@ for _ in $(seq 100); do
 	[ "$(cnt sweeps)" -gt "$s0" ] && break
 	sleep 0.2
 done
-for _ in $(seq 60); do
-	[ "$(fpm_routes)" = "$before" ] && break
-	sleep 0.5
-done
+routes_back 1 "$before"
 say "routes back $((($(date +%s%N) - t0) / 1000000)) ms after zebra started; swept in all: $(cnt routes_swept)"
 after=$(fpm_routes)
 if [ -n "$before" ] && [ "$held" = "$before" ] && [ "$after" = "$before" ]; then
@@ -421,17 +433,10 @@ before=$(fpm_routes 2)
 kill "${TEPD_PIDS[1]}"
 wait "${TEPD_PIDS[1]}" 2>/dev/null || true
 frr_stop dp2
-pfx=${NR[2]%-red}
-TEPD_PREFIX=$pfx TEPD_NSENTER=${HD[2]} TEPD_ARGS="-N -P 2620" tepd_start \
-	"${DP[2]}" "$WORK/tepd2.sock" "$WORK/tepd2.conf" \
-	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 \
-	--vdev=net_af_packet2,iface=a1 || fail "tepd 2 did not restart"
+tepd_again 2
 t0=$(date +%s%N)
 frr_start dp2
-for _ in $(seq 60); do
-	[ "$(fpm_routes 2)" = "$before" ] && break
-	sleep 0.5
-done
+routes_back 2 "$before"
 after=$(fpm_routes 2)
 if [ -n "$before" ] && [ "$after" = "$before" ] &&
    ip netns exec "$R3" ping -c 2 -i 0.2 -W 2 198.18.1.2 >/dev/null 2>&1 &&
@@ -453,12 +458,8 @@ before=$(fpm_routes 1)
 zpid=$(in_dp1 cat /run/frr/zebra.pid)
 kill -9 "${TEPD_PIDS[0]}"
 wait "${TEPD_PIDS[0]}" 2>/dev/null || true
-pfx=${NR[1]%-red}
 t0=$(date +%s%N)
-TEPD_PREFIX=$pfx TEPD_NSENTER=${HD[1]} TEPD_ARGS="-N -P 2620" tepd_start \
-	"${DP[1]}" "$WORK/tepd1.sock" "$WORK/tepd1.conf" \
-	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 \
-	--vdev=net_af_packet2,iface=a1 || fail "tepd 1 did not restart"
+tepd_again 1
 zebra=kept
 for _ in $(seq 100); do
 	kill -0 "$zpid" 2>/dev/null || { zebra=crashed; break; }
@@ -469,10 +470,7 @@ if [ "$zebra" = crashed ]; then
 	frr_stop dp1
 	frr_start dp1
 fi
-for _ in $(seq 60); do
-	[ "$(fpm_routes 1)" = "$before" ] && break
-	sleep 0.5
-done
+routes_back 1 "$before"
 after=$(fpm_routes 1)
 if [ -n "$before" ] && [ "$after" = "$before" ] &&
    [ "$(grep -c "taken over" "$LOG")" = 2 ] &&
