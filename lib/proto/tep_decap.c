@@ -109,7 +109,8 @@ tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 			return TEP_R_BAD_LENGTH;
 		if (tot > room)
 			return TEP_R_TRUNCATED;
-		if (tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff)
+		if (!(flags & TEP_PARSE_IP4_CSUM_OK) &&
+		    tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff)
 			return TEP_R_BAD_IP_CSUM;
 		frag = tep_rd16(ip + 6);
 		if (frag & 0x8000)	/* RFC 791: reserved, must be zero */

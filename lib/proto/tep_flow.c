@@ -105,8 +105,10 @@ l4_room(size_t hdr_room, uint32_t l4_off, uint32_t l4_len)
 	return have < l4_len ? have : l4_len;
 }
 
+/* Check the IPv4 header at buf + f->l3_off and describe it in l3. */
 static enum tep_reason
-flow_ipv4(const uint8_t *buf, size_t hdr_room, size_t len, struct tep_flow *f)
+flow_ipv4(const uint8_t *buf, size_t hdr_room, size_t len,
+	  const struct tep_flow *f, struct tep_l3_info *l3)
 {
 	const uint8_t *ip = buf + f->l3_off;
 	size_t room = len - f->l3_off;
@@ -130,26 +132,21 @@ flow_ipv4(const uint8_t *buf, size_t hdr_room, size_t len, struct tep_flow *f)
 	if (hdr_room < f->l3_off + ihl)
 		return TEP_R_HDR_SPLIT;
 	frag = tep_rd16(ip + 6);
-	f->ip_version = 4;
-	f->l3_len = (uint16_t)ihl;
-	f->tos = ip[1];
-	f->df = (frag & 0x4000) != 0;
-	f->l4_proto = ip[9];
-	f->ip_len = (uint16_t)tot;
-	f->l4.csum_start = (uint16_t)(f->l3_off + ihl);
+	l3->l3_len = (uint16_t)ihl;
+	l3->ip_len = (uint16_t)tot;
+	l3->family = 4;
+	l3->l4_proto = ip[9];
 	/* A fragment's L4 checksum covers the whole datagram, not this
 	 * piece: its region sums to nothing LCO can use. */
-	if ((frag & 0x3fff) == 0)
-		flow_l4(f, ip + ihl, tot - ihl,
-			l4_room(hdr_room, f->l3_off + ihl, tot - ihl), true,
-			tep_ipv4_phdr_sum(ip + 12, ip + 16, ip[9],
-					  (uint16_t)(tot - ihl)));
-	f->hash = hash_bytes(ip + 12, 8, f->l4_proto);
+	l3->l4_usable = (frag & 0x3fff) == 0;
 	return TEP_R_OK;
 }
 
+/* Check the IPv6 header (and extension headers) at buf + f->l3_off and
+ * describe them in l3. */
 static enum tep_reason
-flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len, struct tep_flow *f)
+flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len,
+	  const struct tep_flow *f, struct tep_l3_info *l3)
 {
 	const uint8_t *ip = buf + f->l3_off;
 	size_t room = len - f->l3_off;
@@ -186,19 +183,57 @@ flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len, struct tep_flow *f)
 		nh = ip[off];
 		off += ext;
 	}
-	f->ip_version = 6;
-	f->l3_len = (uint16_t)off;
-	f->tos = (uint8_t)(tep_rd16(ip) >> 4);
-	f->df = 1;
-	f->l4_proto = nh;
-	f->ip_len = (uint16_t)end;
-	f->l4.csum_start = (uint16_t)(f->l3_off + off);
-	if (l4_usable)
-		flow_l4(f, ip + off, end - off,
-			l4_room(hdr_room, f->l3_off + off, end - off), false,
-			tep_ipv6_phdr_sum(ip + 8, ip + 24, nh, end - off));
-	f->hash = hash_bytes(ip + 8, 32, nh);
+	l3->l3_len = (uint16_t)off;
+	l3->ip_len = (uint16_t)end;
+	l3->family = 6;
+	l3->l4_proto = nh;
+	l3->l4_usable = l4_usable;
 	return TEP_R_OK;
+}
+
+/*
+ * The flow of a packet whose IP header at buf + f->l3_off l3 describes
+ * (checked by flow_ipv4/6 or by the caller's classifier): TOS, DF, the
+ * L4 header, the hash.
+ */
+static void
+flow_l3(const uint8_t *buf, size_t hdr_room, const struct tep_l3_info *l3,
+	struct tep_flow *f)
+{
+	const uint8_t *ip = buf + f->l3_off;
+	uint32_t l4_off = f->l3_off + (uint32_t)l3->l3_len;
+	uint32_t l4_len = (uint32_t)l3->ip_len - l3->l3_len;
+
+	f->ip_version = l3->family;
+	f->l3_len = l3->l3_len;
+	f->l4_proto = l3->l4_proto;
+	f->ip_len = l3->ip_len;
+	f->l4.csum_start = (uint16_t)l4_off;
+	if (l3->family == 4) {
+		f->tos = ip[1];
+		f->df = (tep_rd16(ip + 6) & 0x4000) != 0;
+		if (l3->l4_usable)
+			flow_l4(f, buf + l4_off, l4_len,
+				l4_room(hdr_room, l4_off, l4_len), true,
+				tep_ipv4_phdr_sum(ip + 12, ip + 16,
+						  l3->l4_proto,
+						  (uint16_t)l4_len));
+		f->hash = hash_bytes(ip + 12, 8, l3->l4_proto);
+	} else {
+		f->tos = (uint8_t)(tep_rd16(ip) >> 4);
+		f->df = 1;
+		if (l3->l4_usable)
+			flow_l4(f, buf + l4_off, l4_len,
+				l4_room(hdr_room, l4_off, l4_len), false,
+				tep_ipv6_phdr_sum(ip + 8, ip + 24,
+						  l3->l4_proto, l4_len));
+		f->hash = hash_bytes(ip + 8, 32, l3->l4_proto);
+	}
+	f->l4.l4_end = (uint16_t)(f->l3_off + f->ip_len);
+	f->l4.l3_off = f->l3_off;
+	if (f->sport | f->dport)
+		f->hash = rte_hash_crc_4byte((uint32_t)f->sport << 16 | f->dport,
+					     f->hash);
 }
 
 enum tep_reason
@@ -211,6 +246,7 @@ enum tep_reason
 tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 		   struct tep_flow *f)
 {
+	struct tep_l3_info l3;
 	enum tep_reason r;
 	uint16_t et;
 
@@ -241,9 +277,9 @@ tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 	}
 
 	if (et == TEP_ETH_P_IPV4)
-		r = flow_ipv4(buf, hdr_room, len, f);
+		r = flow_ipv4(buf, hdr_room, len, f, &l3);
 	else if (et == TEP_ETH_P_IPV6)
-		r = flow_ipv6(buf, hdr_room, len, f);
+		r = flow_ipv6(buf, hdr_room, len, f, &l3);
 	else {
 		/* Not IP: opaque L2, hashed on its MAC addresses. */
 		f->hash = hash_bytes(buf, 12, et);
@@ -251,10 +287,19 @@ tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 	}
 	if (r != TEP_R_OK)
 		return r;
-	f->l4.l4_end = (uint16_t)(f->l3_off + f->ip_len);
-	f->l4.l3_off = f->l3_off;
-	if (f->sport | f->dport)
-		f->hash = rte_hash_crc_4byte((uint32_t)f->sport << 16 | f->dport,
-					     f->hash);
+	flow_l3(buf, hdr_room, &l3, f);
+	return TEP_R_OK;
+}
+
+enum tep_reason
+tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room, bool eth,
+		  const struct tep_l3_info *l3, struct tep_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->l4.kind = TEP_L4_NONE;
+	f->l3_off = eth ? 14 : 0;
+	if (hdr_room < f->l3_off + (size_t)l3->l3_len)
+		return TEP_R_HDR_SPLIT;
+	flow_l3(buf, hdr_room, l3, f);
 	return TEP_R_OK;
 }

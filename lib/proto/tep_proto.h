@@ -138,6 +138,33 @@ enum tep_reason tep_flow_parse(const uint8_t *buf, size_t len, bool eth,
 enum tep_reason tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room,
 				   size_t len, bool eth, struct tep_flow *f);
 
+/*
+ * What a classifier learnt of an IP packet's header, so that inspection
+ * need not read it again (parse once). l4_proto is the protocol after any
+ * IPv6 extension headers l3_len covers; l4_usable is false for a fragment
+ * or a routing header (the L4 checksum is then nothing LCO can use).
+ */
+struct tep_l3_info {
+	uint16_t l3_len;	/* IP header incl. options/extensions; 0: not
+				 * known, inspect the whole packet */
+	uint16_t ip_len;	/* IP datagram length from its header */
+	uint8_t family;		/* 4 or 6 */
+	uint8_t l4_proto;
+	uint8_t l4_usable;
+	uint8_t pad;
+};
+
+/*
+ * tep_flow_parse_seg() for a packet whose IP header a classifier already
+ * checked and described in l3 (lengths within the packet, version): only
+ * the L4 header is located and the flow hashed. Ethernet, when `eth`, is
+ * untagged. The result is the one tep_flow_parse_seg() gives; the IP
+ * header must lie within hdr_room (else TEP_R_HDR_SPLIT).
+ */
+enum tep_reason tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room,
+				  bool eth, const struct tep_l3_info *l3,
+				  struct tep_flow *f);
+
 /* Map a flow hash into [lo, hi] (RFC 7348 section 5: source port entropy). */
 static inline uint16_t
 tep_udp_sport(uint32_t hash, uint16_t lo, uint16_t hi)
@@ -312,11 +339,15 @@ struct tep_decap {
 /* Parse flags. */
 #define TEP_PARSE_VERIFY_CSUM	0x1	/* sum the outer UDP/GRE datagram */
 #define TEP_PARSE_ZERO_CSUM6	0x2	/* accept IPv6 UDP checksum 0 */
+#define TEP_PARSE_IP4_CSUM_OK	0x4	/* the outer IPv4 header checksum was
+					 * verified already (classification
+					 * did): not summed again */
 
 /*
  * Outer Ethernet (+802.1Q), IPv4/IPv6 and UDP or GRE header. On TEP_R_OK
  * the outer fields of d are set and l4_proto says which tunnel parser to
- * run next. The IPv4 header checksum is always verified; the UDP/GRE one
+ * run next. The IPv4 header checksum is verified unless
+ * TEP_PARSE_IP4_CSUM_OK says it was already; the UDP/GRE one
  * only with TEP_PARSE_VERIFY_CSUM (callers skip it when the NIC did).
  * Trailing Ethernet padding beyond the IP length is ignored.
  */

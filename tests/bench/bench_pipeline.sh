@@ -13,7 +13,8 @@
 # from the far VTEP decapsulated and forwarded (the smallest such frame
 # is 92 bytes: size 64 gives that).
 # Env: BUILD (build dir), ROUTES (default 100000), SECONDS_PER_SAMPLE (2),
-# SAMPLES (3). Prints a table; asserts nothing about speed.
+# SAMPLES (3); PERF=DIR profiles the worker core with perf record.
+# Prints a table; asserts nothing about speed.
 set -euo pipefail
 
 BUILD=${BUILD:-build}
@@ -145,6 +146,13 @@ CONF
 	done
 	t1=$(date +%s.%N)
 	sleep 1
+	# PERF=DIR: a profile of the worker lcore (core 1) for one sample
+	# period, before the samples, as DIR/TYPE-FAM-SIZE-MODE.data.
+	if [ -n "${PERF:-}" ]; then
+		mkdir -p "$PERF"
+		perf record -q -C 1 -o "$PERF/$type-$fam-$size-$mode.data" \
+			-- sleep "$DUR" >/dev/null 2>&1 || true
+	fi
 	local samples=() a b i
 	for i in $(seq "$SAMPLES"); do
 		a=$($TEPCTL -s "$WORK/s.sock" -j stats port net_null0 |

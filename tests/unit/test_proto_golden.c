@@ -237,6 +237,23 @@ inner_flow(const struct golden_vec *v, const uint8_t *inner, size_t len,
 			fail_msg("%s: inner phdr %04x, want %04x", v->name, got,
 				 want);
 	}
+	/* Parse once: given the IP header as scapy described it, the
+	 * L4-only inspection the datapath uses must agree field for field. */
+	{
+		struct tep_l3_info l3i = {
+			.l3_len = 20, .ip_len = (uint16_t)(len - l3),
+			.family = 4, .l4_proto = v->inner_l4_proto,
+			.l4_usable = 1,
+		};
+		struct tep_flow g;
+
+		memset(&g, 0x5a, sizeof(g));
+		assert_int_equal(tep_flow_parse_l3(inner, len, v->inner_eth,
+						   &l3i, &g), TEP_R_OK);
+		if (memcmp(&g, f, sizeof(g)) != 0)
+			fail_msg("%s: tep_flow_parse_l3 differs from "
+				 "tep_flow_parse", v->name);
+	}
 }
 
 /* What tep_encap_write() must return for a vector in a csum mode. */

@@ -149,7 +149,8 @@ dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	 * PMD that verified the outer UDP checksum saves us its sum; a BAD
 	 * verdict is left to our own sum to confirm. */
 	tep_rxcsum_get(m->ol_flags, m->packet_type, &rv);
-	pflags = tep_rxcsum_parse_flags(&rv);
+	/* dp_classify() checked the outer IPv4 header (or the NIC did). */
+	pflags = tep_rxcsum_parse_flags(&rv) | TEP_PARSE_IP4_CSUM_OK;
 	r = tep_parse_outer_seg(buf, len, m->pkt_len, pflags, &d);
 	if (r != TEP_R_OK) {
 		dp_drop(w, m, r);
