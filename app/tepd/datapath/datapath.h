@@ -90,6 +90,19 @@ struct worker {
 	} last_gw;
 };
 
+/*
+ * What classification learnt of each packet of a burst, read by the later
+ * stages instead of the headers (parse once). A struct of arrays: a stage
+ * reads the columns it needs, pkts[i] is described by index i.
+ */
+struct dp_meta {
+	uint16_t vrf[TEP_BURST];
+	uint8_t fam[TEP_BURST];			/* 4 or 6 */
+	uint32_t tun[TEP_BURST];		/* the tunnel it came out of,
+						 * or TEP_NO_TUNNEL */
+	struct tep_l3_info l3[TEP_BURST];	/* its IP header */
+};
+
 void dp_punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
 	     int family);
 void dp_tx_flush(struct worker *w, uint16_t port);
@@ -211,15 +224,16 @@ dp_ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 
 void dp_ctl_tx_drain(struct worker *w);
 uint16_t dp_rx_port(struct worker *w, uint16_t port);
-int dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated);
-void dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
-	      const uint8_t *fams, const uint32_t *tuns, uint16_t n,
-	      bool decapsulated);
+int dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
+		struct tep_l3_info *l3);
+void dp_route(struct worker *w, struct rte_mbuf **pkts,
+	      const struct dp_meta *md, uint16_t n, bool decapsulated);
 int dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf,
 	     uint32_t *tun);
 void dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	      int family);
-void dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+void dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
+		    const struct tep_l3_info *l3, uint16_t n,
 		    const struct tep_nh *nh, int family);
 void dp_tunnel_answer(struct worker *w, struct rte_mbuf *m,
 		      const struct tep_tunnel *t, uint32_t len);

@@ -213,17 +213,19 @@ encap_oversize(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		   (t->tmpl.inner_eth ? 14 : 0));
 }
 
-/* Pass 1 for one packet that fits: TTL, inner Ethernet rewrite (or
- * strip), and its inner headers located in f. False when m was consumed. */
+/* Pass 1 for one packet that fits: TTL (unless it is a host port's,
+ * own), inner Ethernet rewrite (or strip), and its inner headers located
+ * in f, from what classification learnt of them (l3) when there is that.
+ * False when m was consumed. */
 static inline bool
 encap_inner(struct worker *w, struct rte_mbuf *m, int family,
-	    const struct tep_tunnel *t, struct tep_flow *f)
+	    const struct tep_tunnel *t, const struct tep_l3_info *l3,
+	    bool own, struct tep_flow *f)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *), *inner;
+	enum tep_reason r;
 
-	/* A host port's packets are tepd's own (forward.c says why) */
-	if (likely(!tep.port[m->port].vrf_host) &&
-	    !dp_ttl_dec(w, m, eth + 14, family))
+	if (likely(!own) && !dp_ttl_dec(w, m, eth + 14, family))
 		return false;
 
 	if (t->tmpl.inner_eth) {
@@ -232,10 +234,16 @@ encap_inner(struct worker *w, struct rte_mbuf *m, int family,
 	} else {
 		inner = (uint8_t *)rte_pktmbuf_adj(m, 14);
 	}
-	/* Validated by dp_classify(); this only locates L4 and hashes. A
-	 * chain's headers are in its first segment (rx pulled them up). */
-	if (unlikely(tep_flow_parse_seg(inner, m->data_len, m->pkt_len,
-					t->tmpl.inner_eth, f) != TEP_R_OK)) {
+	/* Validated by dp_classify(), which described the IP header in l3:
+	 * only L4 is located and the flow hashed. A chain's headers are in
+	 * its first segment (rx pulled them up). */
+	if (likely(l3 != NULL && l3->l3_len != 0))
+		r = tep_flow_parse_l3(inner, m->data_len, t->tmpl.inner_eth,
+				      l3, f);
+	else
+		r = tep_flow_parse_seg(inner, m->data_len, m->pkt_len,
+				       t->tmpl.inner_eth, f);
+	if (unlikely(r != TEP_R_OK)) {
 		w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
 		dp_drop(w, m, TEP_R_HDR_SPLIT);
 		return false;
@@ -318,12 +326,15 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 }
 
 /*
- * n packets of one VRF and family into the tunnel of next hop nh: the
- * tunnel, its egress and the egress port are loaded once for the run, and
- * its counters written once.
+ * n packets of one VRF and family, all from one RX port, into the tunnel
+ * of next hop nh: the tunnel, its egress and the egress port are loaded
+ * once for the run, and its counters written once. l3 describes each
+ * packet's IP header (dp_classify()), or is NULL (tepd's own fragments
+ * and segments: parsed here).
  */
 void
-dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
+	       const struct tep_l3_info *l3, uint16_t n,
 	       const struct tep_nh *nh, int family)
 {
 	const struct tep_tunnel *t =
@@ -334,8 +345,14 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 	struct tep_flow f[TEP_BURST];
 	bool big[TEP_BURST];
 	struct encap_tally tl = { 0 };
+	/* A host port's packets are tepd's own and keep their TTL
+	 * (forward.c says why). */
+	bool own;
 	uint16_t i;
 
+	if (n == 0)
+		return;
+	own = tep.port[pkts[0]->port].vrf_host;
 	if (t == NULL) {
 		for (i = 0; i < n; i++)
 			dp_drop(w, pkts[i], TEP_R_NO_TUNNEL);
@@ -358,7 +375,9 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 			 * its fragments must not overtake the packets
 			 * before it. */
 			big[k] = encap_too_big(pkts[i], t, op);
-			if (big[k] || encap_inner(w, pkts[i], family, t, &f[k]))
+			if (big[k] || encap_inner(w, pkts[i], family, t,
+						  l3 != NULL ? &l3[i] : NULL,
+						  own, &f[k]))
 				keep[k++] = pkts[i];
 		}
 		for (i = 0; i < k; i++) {
@@ -369,6 +388,8 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 					    &tl);
 		}
 		pkts += run;
+		if (l3 != NULL)
+			l3 += run;
 		n = (uint16_t)(n - run);
 	}
 	tally_flush(w, t, &tl, true);
@@ -378,7 +399,7 @@ void
 dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	 int family)
 {
-	dp_encap_burst(w, &m, 1, nh, family);
+	dp_encap_burst(w, &m, NULL, 1, nh, family);
 }
 
 /*

@@ -36,8 +36,8 @@ host_deliver(struct worker *w, struct rte_mbuf *m, int family)
 
 static void
 dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
-	 bool decapsulated, struct rte_mbuf **again, uint16_t *again_vrf,
-	 uint32_t *again_tun, uint16_t *nagain)
+	 bool decapsulated, struct rte_mbuf **again, struct dp_meta *amd,
+	 uint16_t *nagain)
 {
 	const struct tep_nh *nh = &tep.rib.nh[idx];
 	int ret;
@@ -66,8 +66,8 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 	case TEP_NHT_LOCAL:
 		if (!decapsulated &&
 		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
-			ret = dp_decap(w, m, &again_vrf[*nagain],
-				    &again_tun[*nagain]);
+			ret = dp_decap(w, m, &amd->vrf[*nagain],
+				       &amd->tun[*nagain]);
 			if (ret > 0) {
 				again[(*nagain)++] = m;
 				return;
@@ -87,18 +87,17 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 /*
  * Look a burst up: one bulk call per (VRF, family) group, gathered in
  * arrival order. A burst from one port is one VRF and almost always one
- * family, so this is nearly always a single call. vrfs[i] and fams[i]
- * describe pkts[i].
+ * family, so this is nearly always a single call. md describes pkts.
  */
 void
-dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
-      const uint8_t *fams, const uint32_t *tuns, uint16_t n,
-      bool decapsulated)
+dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
+	 uint16_t n, bool decapsulated)
 {
 	struct rte_mbuf *grp[TEP_BURST], *again[TEP_BURST];
-	uint32_t grp_tun[TEP_BURST], again_tun[TEP_BURST];
-	uint16_t again_vrf[TEP_BURST], ng, nagain = 0, left = n, i;
-	uint8_t again_fam[TEP_BURST];
+	uint32_t grp_tun[TEP_BURST];
+	struct tep_l3_info grp_l3[TEP_BURST];
+	struct dp_meta amd;	/* of the decapsulated packets, again[] */
+	uint16_t ng, nagain = 0, left = n, i;
 	uint32_t keys4[TEP_BURST];
 	uint8_t keys6[TEP_BURST][16];
 	uint64_t nhs[TEP_BURST];
@@ -117,9 +116,9 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 			if (done[i])
 				continue;
 			if (ng == 0) {
-				vrf = vrfs[i];
-				family = fams[i];
-			} else if (vrfs[i] != vrf || fams[i] != family) {
+				vrf = md->vrf[i];
+				family = md->fam[i];
+			} else if (md->vrf[i] != vrf || md->fam[i] != family) {
 				continue;
 			}
 			ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
@@ -128,7 +127,8 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 				keys4[ng] = tep_rd32(ip + 16);
 			else
 				memcpy(keys6[ng], ip + 24, 16);
-			grp_tun[ng] = tuns != NULL ? tuns[i] : TEP_NO_TUNNEL;
+			grp_tun[ng] = md->tun[i];
+			grp_l3[ng] = md->l3[i];
 			grp[ng++] = pkts[i];
 			done[i] = true;
 		}
@@ -165,12 +165,12 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 				       grp_tun[j] == grp_tun[i] &&
 				       !(grp[j]->ol_flags & RTE_MBUF_F_RX_LRO))
 					j++;
-				dp_encap_burst(w, grp + i, (uint16_t)(j - i),
+				dp_encap_burst(w, grp + i, grp_l3 + i,
+					       (uint16_t)(j - i),
 					       &tep.rib.nh[nhs[i]], family);
 			} else {
 				dispatch(w, grp[i], nhs[i], family,
-					 decapsulated, again, again_vrf,
-					 again_tun, &nagain);
+					 decapsulated, again, &amd, &nagain);
 			}
 			i = j;
 		}
@@ -192,17 +192,16 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const uint16_t *vrfs,
 		for (i = 0; i < nagain; i++) {
 			int fam;
 
-			w->vrf = again_vrf[i];
-			fam = dp_classify(w, again[i], true);
+			w->vrf = amd.vrf[i];
+			fam = dp_classify(w, again[i], true, &amd.l3[k]);
 			if (fam != 0) {
-				again_vrf[k] = again_vrf[i];
-				again_tun[k] = again_tun[i];
-				again_fam[k] = (uint8_t)fam;
+				amd.vrf[k] = amd.vrf[i];
+				amd.tun[k] = amd.tun[i];
+				amd.fam[k] = (uint8_t)fam;
 				again[k++] = again[i];
 			}
 		}
 		if (k > 0)
-			dp_route(w, again, again_vrf, again_fam, again_tun, k,
-			      true);
+			dp_route(w, again, &amd, k, true);
 	}
 }

@@ -35,12 +35,21 @@ pkt_trim(struct rte_mbuf *m, uint32_t len)
 		tep_chain_trim(m, len);
 }
 
+/* IPv6 extension headers that may come before L4 (RFC 8200 4.1). */
+static inline bool
+ipv6_ext(uint8_t nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 60;
+}
+
 /*
  * Check the IP header of an Ethernet frame and return the family (4/6),
- * or 0 when the packet was punted or dropped here. Sets priv->family.
+ * or 0 when the packet was punted or dropped here. l3 gets what later
+ * stages need of the header, so that none of them parses it again.
  */
 int
-dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
+dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
+	    struct tep_l3_info *l3)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	/* Lengths are checked against the whole packet, header reads
@@ -101,6 +110,12 @@ dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 			dp_drop(w, m, TEP_R_LINK_LOCAL);
 			return 0;
 		}
+		l3->l3_len = (uint16_t)ihl;
+		l3->ip_len = (uint16_t)tot;
+		l3->family = 4;
+		l3->l4_proto = ip[9];
+		/* MF or an offset: a fragment's L4 is not all here. */
+		l3->l4_usable = (tep_rd16(ip + 6) & 0x3fff) == 0;
 		return 4;
 	}
 	if (et == TEP_ETH_P_IPV6) {
@@ -142,6 +157,13 @@ dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated)
 			dp_drop(w, m, TEP_R_LINK_LOCAL);
 			return 0;
 		}
+		/* Extension headers are rare and left to the full parse
+		 * (l3_len 0) where L4 matters. */
+		l3->l3_len = ipv6_ext(ip[6]) ? 0 : 40;
+		l3->ip_len = (uint16_t)tot;
+		l3->family = 6;
+		l3->l4_proto = ip[6];
+		l3->l4_usable = 1;
 		return 6;
 	}
 	if (et == 0x0806) {
@@ -157,8 +179,8 @@ dp_rx_port(struct worker *w, uint16_t port)
 {
 	struct rte_mbuf *pkts[TEP_BURST];
 	const struct tep_port *p = &tep.port[port];
-	uint16_t n, i, k = 0, vrfs[TEP_BURST];
-	uint8_t fams[TEP_BURST];
+	uint16_t n, i, k = 0;
+	struct dp_meta md;
 	uint64_t t0, rx_bytes = 0, csum_pending = 0;
 
 	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, w->rx_burst);
@@ -202,10 +224,11 @@ dp_rx_port(struct worker *w, uint16_t port)
 			dp_drop(w, m, TEP_R_HDR_SPLIT);
 			continue;
 		}
-		fam = dp_classify(w, m, false);
+		fam = dp_classify(w, m, false, &md.l3[k]);
 		if (fam != 0) {
-			vrfs[k] = w->vrf;
-			fams[k] = (uint8_t)fam;
+			md.vrf[k] = w->vrf;
+			md.fam[k] = (uint8_t)fam;
+			md.tun[k] = TEP_NO_TUNNEL;
 			pkts[k++] = m;
 		}
 	}
@@ -218,6 +241,6 @@ dp_rx_port(struct worker *w, uint16_t port)
 		w->cnt->stage_pkts[TEP_ST_CLASSIFY] += n;
 	}
 	if (k > 0)
-		dp_route(w, pkts, vrfs, fams, NULL, k, false);
+		dp_route(w, pkts, &md, k, false);
 	return n;
 }

@@ -96,7 +96,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	}
 	/* The fragments take the packet's path together. */
 	if (nh->type == TEP_NHT_TUNNEL)
-		dp_encap_burst(w, frags, (uint16_t)k, nh, 4);
+		dp_encap_burst(w, frags, NULL, (uint16_t)k, nh, 4);
 	else
 		for (i = 0; i < k; i++)
 			dp_forward(w, frags[i], nh, 4);
@@ -139,7 +139,7 @@ dp_gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	rte_pktmbuf_free(m);
 	/* The segments take the super-packet's path together. */
 	if (nh->type == TEP_NHT_TUNNEL)
-		dp_encap_burst(w, segs, (uint16_t)n, nh, family);
+		dp_encap_burst(w, segs, NULL, (uint16_t)n, nh, family);
 	else
 		for (i = 0; i < n; i++)
 			dp_forward(w, segs[i], nh, family);
