@@ -13,7 +13,7 @@
 # from the far VTEP decapsulated and forwarded (the smallest such frame
 # is 92 bytes: size 64 gives that).
 # Env: BUILD (build dir), ROUTES (default 100000), SECONDS_PER_SAMPLE (2),
-# SAMPLES (3); PERF=DIR profiles the worker core with perf record.
+# SAMPLES (3); HUGE=1 (below); NO_REF=1 skips testpmd; PERF=DIR profiles the worker core with perf record.
 # Prints a table; asserts nothing about speed.
 set -euo pipefail
 
@@ -44,7 +44,14 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-EAL="-l 0-1 --no-huge -m 1536 --no-pci --log-level=lib.eal:error"
+# HUGE=1: 2 MiB hugepages (as deployed; needs nr_hugepages >= 800 and a
+# hugetlbfs mount) instead of --no-huge's 4 KiB pages, for both tepd and
+# testpmd.
+if [ -n "${HUGE:-}" ]; then
+	EAL="-l 0-1 -m 1536 --no-pci --log-level=lib.eal:error"
+else
+	EAL="-l 0-1 --no-huge -m 1536 --no-pci --log-level=lib.eal:error"
+fi
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
@@ -56,6 +63,8 @@ big() { [ "$1" -gt 2000 ]; }
 
 testpmd_mpps() {	# PCAP SIZE
 	local out mb=""
+	# NO_REF=1: tepd alone, for comparing builds (no ratio is printed)
+	[ -z "${NO_REF:-}" ] || { echo 0; return; }
 	big "$2" && mb="--mbuf-size=$((JUMBO_DATA + 128))"
 	# testpmd forwards from start-up until SIGINT and prints Tx-pps
 	# every period; start-up time varies, so allow for it.
