@@ -204,13 +204,23 @@ dp_ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 			dp_punt(w, m, TEP_PUNT_TTL, 4);
 			return false;
 		}
+		uint32_t ck;
+		uint16_t ck16;
+
 		/* One 16-bit load and store: a byte store followed by a
 		 * word load of the same bytes stalls store forwarding. */
 		memcpy(&old, ip + 8, 2);
 		neu = (uint16_t)(old - ttl_one);
 		memcpy(ip + 8, &neu, 2);
-		tep_wr_csum(ip + 10, tep_csum_replace16(tep_rd_csum(ip + 10),
-							old, neu));
+		/* The checksum of a header whose TTL byte went down by one
+		 * goes up by one in that byte's place (RFC 1624: HC' = HC +
+		 * m - m' in ones' complement), with the end-around carry;
+		 * done on the stored bytes, so in either byte order (as
+		 * Linux's ip_decrease_ttl()). */
+		memcpy(&ck16, ip + 10, 2);
+		ck = (uint32_t)ck16 + ttl_one;
+		ck16 = (uint16_t)(ck + (ck >= 0xffff));
+		memcpy(ip + 10, &ck16, 2);
 		return true;
 	}
 	if (ip[7] <= 1) {
