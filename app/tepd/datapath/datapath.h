@@ -154,6 +154,22 @@ mac_load(const uint8_t *p)
 #endif
 }
 
+/* Are two IPv4 (family 4) or IPv6 addresses equal? Fixed-size loads: a
+ * memcmp() of a length known only at run time is a library call. */
+static inline bool
+ip_eq(const uint8_t *a, const uint8_t *b, int family)
+{
+	uint64_t a0, a1, b0, b1;
+
+	if (family == 4)
+		return tep_rd32(a) == tep_rd32(b);
+	memcpy(&a0, a, 8);
+	memcpy(&a1, a + 8, 8);
+	memcpy(&b0, b, 8);
+	memcpy(&b1, b + 8, 8);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 static inline uint64_t
 mac_to_u64(const struct rte_ether_addr *a)
 {

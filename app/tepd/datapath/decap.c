@@ -101,8 +101,7 @@ tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
 	if (likely(w->last_tun.gen == gen && w->last_tun.t != NULL &&
 		   w->last_tun.key.type == type && w->last_tun.key.v6 == v6 &&
 		   w->last_tun.key.vni == vni &&
-		   (v6 ? memcmp(w->last_tun.key.remote, remote, 16) == 0 :
-			 tep_rd32(w->last_tun.key.remote) == tep_rd32(remote)))) {
+		   ip_eq(w->last_tun.key.remote, remote, v6 ? 6 : 4))) {
 		t = __atomic_load_n(&tep.tunnel[w->last_tun.id],
 				    __ATOMIC_ACQUIRE);
 		if (likely(t == w->last_tun.t))

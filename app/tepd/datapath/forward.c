@@ -73,16 +73,15 @@ static inline uint64_t
 gw_mac(struct worker *w, uint16_t port, int family, const uint8_t *gw)
 {
 	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
-	size_t len = family == 4 ? 4 : 16;
 	uint64_t mac;
 
 	if (likely(w->last_gw.gen == gen && w->last_gw.mac != 0 &&
 		   w->last_gw.port == port && w->last_gw.family == family &&
-		   memcmp(w->last_gw.ip, gw, len) == 0))
+		   ip_eq(w->last_gw.ip, gw, family)))
 		return w->last_gw.mac;
 	mac = tep_neigh_mac(port, family, gw);
 	if (mac != 0) {
-		memcpy(w->last_gw.ip, gw, len);
+		memcpy(w->last_gw.ip, gw, family == 4 ? 4 : 16);
 		w->last_gw.port = port;
 		w->last_gw.family = (uint8_t)family;
 		w->last_gw.gen = gen;
