@@ -194,6 +194,18 @@ check_params(const struct tep_encap_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* A 16-bit network-order field's contribution to a memory-order sum. */
+static inline uint32_t
+be16_word(uint16_t v)
+{
+	uint8_t b[2];
+	uint16_t w;
+
+	tep_wr16(b, v);
+	memcpy(&w, b, 2);
+	return w;
+}
+
 int
 tep_encap_tmpl_build(struct tep_encap_tmpl *t,
 		     const struct tep_encap_params *p, char *err, size_t errlen)
@@ -284,23 +296,15 @@ tep_encap_tmpl_build(struct tep_encap_tmpl *t,
 	if (!p->outer_v6)
 		t->ip4_sum_base = tep_csum_partial(ip, 20, 0);
 	/* Everything LCO sums before the inner packet is in the template,
-	 * but for the UDP source port and length (0 here), unless the
-	 * tunnel header changes per packet (GUE's proto and RCO fields). */
+	 * but for the UDP source port and length (0 here) and GUE's proto
+	 * byte (left out here, added per packet), unless the tunnel header
+	 * changes more than that per packet (GUE's RCO field). */
 	t->lco_base = tep_csum_partial(h + t->l4_off, t->len - t->l4_off, 0);
-	t->lco_fast = p->type != TEP_TUN_GUE;
+	if (p->type == TEP_TUN_GUE)
+		t->lco_base = tep_csum_sub(t->lco_base,
+					   be16_word(p->gue_proto));
+	t->lco_fast = !t->gue_rco;
 	return 0;
-}
-
-/* A 16-bit network-order field's contribution to a memory-order sum. */
-static inline uint32_t
-be16_word(uint16_t v)
-{
-	uint8_t b[2];
-	uint16_t w;
-
-	tep_wr16(b, v);
-	memcpy(&w, b, 2);
-	return w;
 }
 
 uint32_t
@@ -333,6 +337,8 @@ lco_from_template(const struct tep_encap_tmpl *t, const uint8_t *l4,
 	if (t->type != TEP_TUN_GRE)
 		s = tep_csum_add(s, be16_word(pkt->sport) +
 				    be16_word((uint16_t)l4_len));
+	if (t->type == TEP_TUN_GUE)	/* its proto byte, as written */
+		s = tep_csum_add(s, be16_word(l4[9]));
 	if (pkt->inner_pre_len != 0 && pkt->inner_pre_len <= upto &&
 	    !(pkt->inner_pre_len & 1)) {
 		from = pkt->inner_pre_len;
