@@ -12,7 +12,8 @@
  *             (GRE is chosen by the outer IP protocol)
  *   bit 4     FOU carries IPv6 (ip_proto 41) instead of IPv4
  * Then tep_flow_parse() on the inner packet when the tunnel parser
- * accepted it. Every buffer is malloc'd at its exact size so that ASan
+ * accepted it, and tep_flow_parse_l3() from what that found (the two must
+ * agree). Every buffer is malloc'd at its exact size so that ASan
  * reports any read past it; the invariants below abort.
  *
  * Seeds: tests/fuzz/corpus/outer (tests/golden/gen_golden.py).
@@ -174,6 +175,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&f, 0xa5, sizeof(f));
 		r = tep_flow_parse(inner, d.inner_len, eth, &f);
 		check_flow(inner, d.inner_len, eth, r, &f);
+		/* Parse once: described as tepd's classifier describes an
+		 * untagged IPv4 or extension-free IPv6 packet, the L4-only
+		 * inspection must give the same flow. */
+		if (r == TEP_R_OK && f.l3_off == (eth ? 14 : 0) &&
+		    (f.ip_version == 4 ||
+		     (f.ip_version == 6 && f.l3_len == 40))) {
+			const uint8_t *ip = inner + f.l3_off;
+			struct tep_l3_info l3 = {
+				.l3_len = f.l3_len, .ip_len = f.ip_len,
+				.family = f.ip_version, .l4_proto = f.l4_proto,
+				.l4_usable = f.ip_version == 6 ||
+					     !(tep_ref_rd16(ip + 6) & 0x3fff),
+			};
+			struct tep_flow g;
+
+			memset(&g, 0x5a, sizeof(g));
+			CHECK(tep_flow_parse_l3(inner, d.inner_len, eth, &l3,
+						&g) == TEP_R_OK);
+			CHECK(memcmp(&f, &g, sizeof(f)) == 0);
+		}
 	}
 	free(inner);
 out:
