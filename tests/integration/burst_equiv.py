@@ -32,7 +32,8 @@ import sys
 from scapy.all import (ARP, Ether, ICMP, IP, IPv6, ICMPv6EchoRequest,
                        checksum, in4_chksum, in6_chksum,
                        ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6PacketTooBig,
-                       ICMPv6TimeExceeded, ICMPv6NDOptSrcLLAddr, Raw, TCP,
+                       ICMPv6TimeExceeded, ICMPv6NDOptSrcLLAddr,
+                       IPv6ExtHdrDestOpt, Raw, TCP,
                        UDP, rdpcap, wrpcap, in6_getnsma, in6_getnsmac,
                        inet_pton)
 import socket
@@ -102,15 +103,19 @@ class Gen:
         return self.seq
 
     def tenant(self, fam, src, dst, seq, size=100, ttl=64, df=False,
-               l4="udp"):
-        """A tenant IP packet of size bytes carrying seq."""
+               l4="udp", mf=False, ext=False):
+        """A tenant IP packet of size bytes carrying seq; mf: a first
+        fragment (IPv4), ext: a destination options header (IPv6)."""
         if fam == 4:
             ip = IP(src=src, dst=dst, ttl=ttl, id=seq,
-                    flags="DF" if df else 0)
+                    flags="DF" if df else "MF" if mf else 0)
             hdr = 20
         else:
             ip = IPv6(src=src, dst=dst, hlim=ttl, fl=seq)
             hdr = 40
+            if ext:
+                ip = ip / IPv6ExtHdrDestOpt()
+                hdr += 8
         if l4 == "tcp":
             l4p = TCP(sport=1000 + seq, dport=80, flags="PA", seq=seq)
             hl = 20
@@ -238,6 +243,14 @@ def gen(d):
     g.punt(0, g.from_ten(0, g.tenant(6, t6, "2001:db8:19::2", 0, ttl=1)),
            ctl="icmp6-ttl", reason="ttl_exceeded")
     g.to_tunnel(0, "gnr", 6, "2001:db8:19::3", size=64)
+    # the classifier's description (parse once) does not serve these:
+    # a tenant's own first fragment (its UDP checksum is the whole
+    # datagram's, so no LCO) and IPv6 with an extension header (the full
+    # inner parse), each between packets it does serve
+    g.to_tunnel(0, "vxr", 4, "198.18.0.9", size=300, mf=True)
+    g.to_tunnel(0, "vxr", 4, "198.18.0.9", size=310)
+    g.to_tunnel(0, "vxr", 6, "2001:db8:18::7", size=320, ext=True)
+    g.to_tunnel(0, "vxr", 6, "2001:db8:18::7", size=330)
     # local forwarding
     g.forward(0, 4, "203.0.113.5", size=400)
     g.forward(0, 6, "2001:db8:30::5", size=400)
