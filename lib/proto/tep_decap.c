@@ -54,12 +54,83 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 	return tep_parse_outer_seg(buf, len, len, flags, d);
 }
 
+/* The fields of an outer IPv4 header (checked for lengths) at buf + off:
+ * fragments are refused, a tunnel packet is never one. */
+static enum tep_reason
+outer_ip4(const uint8_t *ip, uint32_t off, uint32_t ihl, struct tep_decap *d)
+{
+	uint16_t frag = tep_rd16(ip + 6);
+
+	if (frag & 0x8000)	/* RFC 791: reserved, must be zero */
+		return TEP_R_RESERVED_SET;
+	if (frag & 0x3fff)	/* MF or an offset */
+		return TEP_R_FRAGMENT;
+	d->tos = ip[1];
+	d->ttl = ip[8];
+	d->l4_proto = ip[9];
+	d->src_off = (uint16_t)(off + 12);
+	d->dst_off = (uint16_t)(off + 16);
+	d->outer_l3_len = (uint16_t)ihl;
+	return TEP_R_OK;
+}
+
+/* The fields of an outer IPv6 header at buf + off. No extension headers
+ * on the underlay: a tunnel packet to us has UDP or GRE straight after
+ * the fixed header (anything else is an unknown protocol). */
+static void
+outer_ip6(const uint8_t *ip, uint32_t off, struct tep_decap *d)
+{
+	d->outer_v6 = 1;
+	d->tos = (uint8_t)(tep_rd16(ip) >> 4);
+	d->ttl = ip[7];
+	d->l4_proto = ip[6];
+	d->src_off = (uint16_t)(off + 8);
+	d->dst_off = (uint16_t)(off + 24);
+	d->outer_l3_len = 40;
+}
+
+static enum tep_reason outer_l4(const uint8_t *buf, unsigned int flags,
+				uint32_t ip_end, struct tep_decap *d);
+
+enum tep_reason
+tep_parse_outer_l3(const uint8_t *buf, size_t hdr_room, size_t len,
+		   unsigned int flags, const struct tep_l3_info *l3,
+		   struct tep_decap *d)
+{
+	const uint8_t *ip = buf + 14;
+	enum tep_reason r;
+
+	memset(d, 0, sizeof(*d));
+	if (hdr_room > len)
+		hdr_room = len;
+	d->hdr_room = (uint32_t)hdr_room;
+	if (len > 0xffff + 18)
+		return TEP_R_BAD_LENGTH;
+	d->outer_l2_len = 14;
+	if (l3->family == 4) {
+		if (hdr_reach(d, 14u + l3->l3_len) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
+		if (!(flags & TEP_PARSE_IP4_CSUM_OK) &&
+		    tep_csum_fold(tep_csum_partial(ip, l3->l3_len, 0)) != 0xffff)
+			return TEP_R_BAD_IP_CSUM;
+		r = outer_ip4(ip, 14, l3->l3_len, d);
+		if (r != TEP_R_OK)
+			return r;
+	} else {
+		if (hdr_reach(d, 14 + 40) != TEP_R_OK)
+			return TEP_R_HDR_SPLIT;
+		outer_ip6(ip, 14, d);
+	}
+	return outer_l4(buf, flags, 14u + l3->ip_len, d);
+}
+
 enum tep_reason
 tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 		    unsigned int flags, struct tep_decap *d)
 {
 	const uint8_t *ip;
 	uint32_t off, room, ip_end;
+	enum tep_reason r;
 	uint16_t et;
 
 	memset(d, 0, sizeof(*d));
@@ -89,7 +160,6 @@ tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 
 	if (et == TEP_ETH_P_IPV4) {
 		uint32_t ihl, tot;
-		uint16_t frag;
 
 		if (room < 20)
 			return TEP_R_TRUNCATED;
@@ -112,17 +182,9 @@ tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 		if (!(flags & TEP_PARSE_IP4_CSUM_OK) &&
 		    tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff)
 			return TEP_R_BAD_IP_CSUM;
-		frag = tep_rd16(ip + 6);
-		if (frag & 0x8000)	/* RFC 791: reserved, must be zero */
-			return TEP_R_RESERVED_SET;
-		if (frag & 0x3fff)	/* MF or an offset */
-			return TEP_R_FRAGMENT;
-		d->tos = ip[1];
-		d->ttl = ip[8];
-		d->l4_proto = ip[9];
-		d->src_off = (uint16_t)(off + 12);
-		d->dst_off = (uint16_t)(off + 16);
-		d->outer_l3_len = (uint16_t)ihl;
+		r = outer_ip4(ip, off, ihl, d);
+		if (r != TEP_R_OK)
+			return r;
 		ip_end = off + tot;
 	} else if (et == TEP_ETH_P_IPV6) {
 		if (room < 40)
@@ -133,21 +195,23 @@ tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 			return TEP_R_BAD_VERSION;
 		if (40u + tep_rd16(ip + 4) > room)
 			return TEP_R_TRUNCATED;
-		/* No extension headers on the underlay: a tunnel packet to
-		 * us has UDP or GRE straight after the fixed header. */
-		d->outer_v6 = 1;
-		d->tos = (uint8_t)(tep_rd16(ip) >> 4);
-		d->ttl = ip[7];
-		d->l4_proto = ip[6];
-		d->src_off = (uint16_t)(off + 8);
-		d->dst_off = (uint16_t)(off + 24);
-		d->outer_l3_len = 40;
+		outer_ip6(ip, off, d);
 		ip_end = off + 40 + tep_rd16(ip + 4);
 	} else {
 		return TEP_R_UNKNOWN_PROTO;
 	}
+	return outer_l4(buf, flags, ip_end, d);
+}
 
-	d->l4_off = (uint16_t)(off + d->outer_l3_len);
+/* The outer UDP or GRE header of a packet whose IP header ends at ip_end
+ * and is described in d. */
+static enum tep_reason
+outer_l4(const uint8_t *buf, unsigned int flags, uint32_t ip_end,
+	 struct tep_decap *d)
+{
+	uint32_t room;
+
+	d->l4_off = (uint16_t)(d->outer_l2_len + d->outer_l3_len);
 	room = ip_end - d->l4_off;	/* Ethernet padding is not counted */
 
 	if (d->l4_proto == IPPROTO_UDP_) {

@@ -366,6 +366,18 @@ enum tep_reason tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room,
 				    size_t len, unsigned int flags,
 				    struct tep_decap *d);
 
+/*
+ * tep_parse_outer_seg() for a frame a classifier already checked: untagged
+ * Ethernet and an IP header l3 describes (version, lengths within the
+ * packet; the IPv4 checksum too when flags has TEP_PARSE_IP4_CSUM_OK).
+ * What it did not check (IPv4 fragments and reserved bit, UDP/GRE) is
+ * checked here; d and the result are what the full parse gives.
+ */
+enum tep_reason tep_parse_outer_l3(const uint8_t *buf, size_t hdr_room,
+				   size_t len, unsigned int flags,
+				   const struct tep_l3_info *l3,
+				   struct tep_decap *d);
+
 /* The outer UDP pseudo-header sum of a packet tep_parse_outer() took. */
 uint32_t tep_decap_outer_phdr(const uint8_t *buf, const struct tep_decap *d);
 

@@ -11,7 +11,8 @@
  *   bits 2-3  the UDP tunnel parser: 0 VXLAN, 1 GENEVE, 2 FOU, 3 GUE
  *             (GRE is chosen by the outer IP protocol)
  *   bit 4     FOU carries IPv6 (ip_proto 41) instead of IPv4
- * Then tep_flow_parse() on the inner packet when the tunnel parser
+ * An accepted untagged frame also goes through tep_parse_outer_l3() (the
+ * two must agree). Then tep_flow_parse() on the inner packet when the tunnel parser
  * accepted it, and tep_flow_parse_l3() from what that found (the two must
  * agree). Every buffer is malloc'd at its exact size so that ASan
  * reports any read past it; the invariants below abort.
@@ -113,6 +114,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r != TEP_R_OK)
 		goto out;
 	check_outer(buf, len, flags, &d);
+	/* Parse once: from the outer IP header as tepd's classifier
+	 * describes an untagged frame, the same result and fields. */
+	if (d.outer_l2_len == 14) {
+		const uint8_t *ip = buf + 14;
+		struct tep_l3_info l3 = {
+			.family = d.outer_v6 ? 6 : 4,
+			.l3_len = d.outer_v6 ? 40 : (uint16_t)((ip[0] & 0xf) * 4),
+			.ip_len = d.outer_v6 ?
+				  (uint16_t)(40 + tep_ref_rd16(ip + 4)) :
+				  tep_ref_rd16(ip + 2),
+		};
+		struct tep_decap d2;
+
+		CHECK(tep_parse_outer_l3(buf, len, len, flags, &l3, &d2) ==
+		      TEP_R_OK);
+		CHECK(memcmp(&d, &d2, sizeof(d)) == 0);
+	}
 
 	if (d.l4_proto == 47) {
 		r = tep_parse_gre(buf, len, flags, &d);

@@ -254,8 +254,8 @@ int dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
 		struct tep_l3_info *l3);
 void dp_route(struct worker *w, struct rte_mbuf **pkts,
 	      const struct dp_meta *md, uint16_t n, bool decapsulated);
-int dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf,
-	     uint32_t *tun);
+int dp_decap(struct worker *w, struct rte_mbuf *m,
+	     const struct tep_l3_info *l3, uint16_t *vrf, uint32_t *tun);
 void dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	      int family);
 void dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,

@@ -128,9 +128,11 @@ tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
  * A packet for one of our underlay addresses: a tunnel packet is stripped
  * down to an Ethernet frame carrying the inner IP packet, bound to its
  * tunnel's VRF (returns 1). 0: not a tunnel packet (punt it); -1: dropped.
+ * l3 is what dp_classify() found of the outer IP header.
  */
 int
-dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
+dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
+	 uint16_t *vrf, uint32_t *tun)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	/* The parsers read the first segment only (a chain's headers are
@@ -148,9 +150,11 @@ dp_decap(struct worker *w, struct rte_mbuf *m, uint16_t *vrf, uint32_t *tun)
 	 * PMD that verified the outer UDP checksum saves us its sum; a BAD
 	 * verdict is left to our own sum to confirm. */
 	tep_rxcsum_get(m->ol_flags, m->packet_type, &rv);
-	/* dp_classify() checked the outer IPv4 header (or the NIC did). */
+	/* dp_classify() checked the outer Ethernet and IP headers (the
+	 * IPv4 checksum, or the NIC did) and described them in l3: the
+	 * parse starts from there. */
 	pflags = tep_rxcsum_parse_flags(&rv) | TEP_PARSE_IP4_CSUM_OK;
-	r = tep_parse_outer_seg(buf, len, m->pkt_len, pflags, &d);
+	r = tep_parse_outer_l3(buf, len, m->pkt_len, pflags, l3, &d);
 	if (r != TEP_R_OK) {
 		dp_drop(w, m, r);
 		return -1;

@@ -35,9 +35,9 @@ host_deliver(struct worker *w, struct rte_mbuf *m, int family)
 }
 
 static void
-dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
-	 bool decapsulated, struct rte_mbuf **again, struct dp_meta *amd,
-	 uint16_t *nagain)
+dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
+	 uint64_t idx, int family, bool decapsulated, struct rte_mbuf **again,
+	 struct dp_meta *amd, uint16_t *nagain)
 {
 	const struct tep_nh *nh = &tep.rib.nh[idx];
 	int ret;
@@ -66,7 +66,7 @@ dispatch(struct worker *w, struct rte_mbuf *m, uint64_t idx, int family,
 	case TEP_NHT_LOCAL:
 		if (!decapsulated &&
 		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
-			ret = dp_decap(w, m, &amd->vrf[*nagain],
+			ret = dp_decap(w, m, l3, &amd->vrf[*nagain],
 				       &amd->tun[*nagain]);
 			if (ret > 0) {
 				again[(*nagain)++] = m;
@@ -169,7 +169,7 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 					       (uint16_t)(j - i),
 					       &tep.rib.nh[nhs[i]], family);
 			} else {
-				dispatch(w, grp[i], nhs[i], family,
+				dispatch(w, grp[i], &grp_l3[i], nhs[i], family,
 					 decapsulated, again, &amd, &nagain);
 			}
 			i = j;
