@@ -55,12 +55,17 @@ tep_parse_outer(const uint8_t *buf, size_t len, unsigned int flags,
 }
 
 /* The fields of an outer IPv4 header (checked for lengths) at buf + off:
- * fragments are refused, a tunnel packet is never one. */
+ * its checksum, unless the caller knows it good; fragments are refused, a
+ * tunnel packet is never one. */
 static enum tep_reason
-outer_ip4(const uint8_t *ip, uint32_t off, uint32_t ihl, struct tep_decap *d)
+outer_ip4(const uint8_t *ip, uint32_t off, uint32_t ihl, unsigned int flags,
+	  struct tep_decap *d)
 {
 	uint16_t frag = tep_rd16(ip + 6);
 
+	if (!(flags & TEP_PARSE_IP4_CSUM_OK) &&
+	    tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff)
+		return TEP_R_BAD_IP_CSUM;
 	if (frag & 0x8000)	/* RFC 791: reserved, must be zero */
 		return TEP_R_RESERVED_SET;
 	if (frag & 0x3fff)	/* MF or an offset */
@@ -110,10 +115,7 @@ tep_parse_outer_l3(const uint8_t *buf, size_t hdr_room, size_t len,
 	if (l3->family == 4) {
 		if (hdr_reach(d, 14u + l3->l3_len) != TEP_R_OK)
 			return TEP_R_HDR_SPLIT;
-		if (!(flags & TEP_PARSE_IP4_CSUM_OK) &&
-		    tep_csum_fold(tep_csum_partial(ip, l3->l3_len, 0)) != 0xffff)
-			return TEP_R_BAD_IP_CSUM;
-		r = outer_ip4(ip, 14, l3->l3_len, d);
+		r = outer_ip4(ip, 14, l3->l3_len, flags, d);
 		if (r != TEP_R_OK)
 			return r;
 	} else {
@@ -179,10 +181,7 @@ tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 			return TEP_R_BAD_LENGTH;
 		if (tot > room)
 			return TEP_R_TRUNCATED;
-		if (!(flags & TEP_PARSE_IP4_CSUM_OK) &&
-		    tep_csum_fold(tep_csum_partial(ip, ihl, 0)) != 0xffff)
-			return TEP_R_BAD_IP_CSUM;
-		r = outer_ip4(ip, off, ihl, d);
+		r = outer_ip4(ip, off, ihl, flags, d);
 		if (r != TEP_R_OK)
 			return r;
 		ip_end = off + tot;
