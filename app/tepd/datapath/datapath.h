@@ -97,10 +97,9 @@ struct worker {
  */
 struct dp_meta {
 	uint16_t vrf[TEP_BURST];
-	uint8_t fam[TEP_BURST];			/* 4 or 6 */
 	uint32_t tun[TEP_BURST];		/* the tunnel it came out of,
 						 * or TEP_NO_TUNNEL */
-	struct tep_l3_info l3[TEP_BURST];	/* its IP header */
+	struct tep_l3_info l3[TEP_BURST];	/* its IP header, and family */
 };
 
 void dp_punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why,
@@ -201,6 +200,19 @@ l2_for_us(const uint8_t *eth, uint64_t own)
 	       (eth[0] == 0x33 && eth[1] == 0x33 &&
 		(eth[2] == 0xff ||
 		 (eth[2] == 0 && eth[3] == 0 && eth[4] == 0 && eth[5] == 1)));
+}
+
+/*
+ * Does a packet keep its TTL? A host port is tepd's own stack
+ * (vrfhost.c): what it sends or receives crosses no router, so single-hop
+ * BFD (TTL 255, RFC 5881) and eBGP with TTL 1 work over the underlay.
+ * rx_port: where the packet came in; out: the port it leaves by, or NULL
+ * (into a tunnel).
+ */
+static inline bool
+dp_keeps_ttl(uint16_t rx_port, const struct tep_port *out)
+{
+	return tep.port[rx_port].vrf_host || (out != NULL && out->vrf_host);
 }
 
 /* Decrement TTL / hop limit; false when it expired (packet punted). */

@@ -345,14 +345,12 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	struct tep_flow f[TEP_BURST];
 	bool big[TEP_BURST];
 	struct encap_tally tl = { 0 };
-	/* A host port's packets are tepd's own and keep their TTL
-	 * (forward.c says why). */
-	bool own;
+	bool own;	/* a host port's: keep their TTL (dp_keeps_ttl) */
 	uint16_t i;
 
 	if (n == 0)
 		return;
-	own = tep.port[pkts[0]->port].vrf_host;
+	own = dp_keeps_ttl(pkts[0]->port, NULL);
 	if (t == NULL) {
 		for (i = 0; i < n; i++)
 			dp_drop(w, pkts[i], TEP_R_NO_TUNNEL);

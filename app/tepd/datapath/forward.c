@@ -108,10 +108,7 @@ dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		dp_too_big(w, m, nh, ip, family, op->mtu);
 		return;
 	}
-	/* A host port is tepd's own stack (vrfhost.c): what it sends or
-	 * receives crosses no router, so single-hop BFD (TTL 255, RFC 5881)
-	 * and eBGP with TTL 1 work over the underlay. */
-	if (likely(!op->vrf_host && !tep.port[m->port].vrf_host) &&
+	if (likely(!dp_keeps_ttl(m->port, op)) &&
 	    !dp_ttl_dec(w, m, ip, family))
 		return;
 	/* Before the neighbour lookup: a packet held while its next hop

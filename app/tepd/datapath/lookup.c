@@ -117,8 +117,9 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 				continue;
 			if (ng == 0) {
 				vrf = md->vrf[i];
-				family = md->fam[i];
-			} else if (md->vrf[i] != vrf || md->fam[i] != family) {
+				family = md->l3[i].family;
+			} else if (md->vrf[i] != vrf ||
+				   md->l3[i].family != family) {
 				continue;
 			}
 			ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
@@ -190,14 +191,10 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 		/* Decapsulated: classify the inner packet, route it in its
 		 * tunnel's VRF (and never decapsulate it again). */
 		for (i = 0; i < nagain; i++) {
-			int fam;
-
 			w->vrf = amd.vrf[i];
-			fam = dp_classify(w, again[i], true, &amd.l3[k]);
-			if (fam != 0) {
+			if (dp_classify(w, again[i], true, &amd.l3[k]) != 0) {
 				amd.vrf[k] = amd.vrf[i];
 				amd.tun[k] = amd.tun[i];
-				amd.fam[k] = (uint8_t)fam;
 				again[k++] = again[i];
 			}
 		}

@@ -195,7 +195,6 @@ dp_rx_port(struct worker *w, uint16_t port)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		int fam;
 
 		/* Headers of a packet a few ahead: from a NIC they come
 		 * straight from DMA, not from cache. */
@@ -224,10 +223,8 @@ dp_rx_port(struct worker *w, uint16_t port)
 			dp_drop(w, m, TEP_R_HDR_SPLIT);
 			continue;
 		}
-		fam = dp_classify(w, m, false, &md.l3[k]);
-		if (fam != 0) {
+		if (dp_classify(w, m, false, &md.l3[k]) != 0) {
 			md.vrf[k] = w->vrf;
-			md.fam[k] = (uint8_t)fam;
 			md.tun[k] = TEP_NO_TUNNEL;
 			pkts[k++] = m;
 		}
