@@ -286,6 +286,10 @@ nh_get(struct tep_rib *r, const struct tep_nh *nh)
 	/* The slot is unreferenced and a grace period has passed since it
 	 * was (nh_put), so no reader can be looking at it. */
 	r->nh[idx] = key;
+	/* What the last occupant's owner kept here is not this one's. */
+	__atomic_store_n(&r->nh_adj[idx], 0, __ATOMIC_RELAXED);
+	if (r->conf.nh_init != NULL)
+		r->conf.nh_init(r, idx, r->conf.nh_init_arg);
 	r->nh_ref[idx] = 1;
 	r->nh_free_hint = idx % TEP_NH_MAX + 1;
 	return idx;

@@ -79,17 +79,29 @@ struct tep_vrf {
 	uint32_t routes4, routes6;
 };
 
+struct tep_rib;
+
 struct tep_rib_conf {
 	uint32_t max_routes4;	/* per VRF */
 	uint32_t max_routes6;
 	uint32_t tbl8_4;	/* DIR24_8 groups for prefixes longer than /24 */
 	uint32_t tbl8_6;
 	int socket_id;
+	/* Called when a next hop takes slot idx, before any route refers
+	 * to it, with r->nh_adj[idx] zeroed: the owner may fill that in.
+	 * NULL: nothing to do. */
+	void (*nh_init)(struct tep_rib *r, uint32_t idx, void *arg);
+	void *nh_init_arg;
 };
 
 struct tep_rib {
 	struct tep_vrf *vrf[TEP_VRF_MAX];	/* read by workers */
 	struct tep_nh nh[TEP_NH_MAX + 1];	/* read by workers */
+	/* A word per next hop that its owner keeps up to date and workers
+	 * read (tepd: a gateway's resolved MAC, its adjacency), so that a
+	 * packet finds what it needs through its next-hop index alone:
+	 * zeroed when a slot takes a new next hop, then conf.nh_init. */
+	uint64_t nh_adj[TEP_NH_MAX + 1];	/* read by workers */
 	uint32_t nh_ref[TEP_NH_MAX + 1];	/* control thread only */
 	uint32_t nh_free_hint;
 	struct rte_hash *nh_index;		/* tep_nh -> index */

@@ -6,7 +6,8 @@
  * lib/fib's additions for FPM: tep_route_replace() (add, or rewrite a
  * route's next hop in place) and tep_route_exact(); next hops that differ
  * only by proto or FPM generation are distinct entries, and replacing
- * releases the old one. Needs the EAL (rte_fib): --no-huge, no shared config.
+ * releases the old one; the per-next-hop word (nh_adj, conf.nh_init).
+ * Needs the EAL (rte_fib): --no-huge, no shared config.
  */
 
 #include <setjmp.h>
@@ -156,6 +157,72 @@ test_replace_v6(void **state)
 	assert_int_equal(tep_nh_users(rib, TEP_NHT_BLACKHOLE, 0), 0);
 }
 
+/* conf.nh_init: what it saw of each call */
+static struct {
+	unsigned int calls;
+	uint32_t idx;
+	uint64_t adj_before;
+	uint8_t gw0;
+} seen;
+
+static void
+record_nh_init(struct tep_rib *r, uint32_t idx, void *arg)
+{
+	assert_ptr_equal(arg, &seen);
+	seen.calls++;
+	seen.idx = idx;
+	seen.adj_before = r->nh_adj[idx];
+	seen.gw0 = r->nh[idx].gw[3];
+	r->nh_adj[idx] = 0xa000u + r->nh[idx].gw[3];
+}
+
+/* The per-next-hop word (adjacency): conf.nh_init runs once per new next
+ * hop, sees the entry already written and its word zeroed, whatever the
+ * slot held before; a next hop already in the table does not call it. */
+static void
+test_nh_adj(void **state)
+{
+	uint8_t p[4] = { 198, 19, 0, 0 }, q[4] = { 198, 19, 1, 0 };
+	struct tep_nh a = { .type = TEP_NHT_GW, .gw = { 192, 0, 2, 20 } };
+	struct tep_nh b = { .type = TEP_NHT_GW, .gw = { 192, 0, 2, 30 } };
+	struct tep_rib *r = rib;
+	uint8_t pfx[16], depth;
+	char err[256];
+	uint32_t i, ia;
+
+	(void)state;
+	r->conf.nh_init = record_nh_init;
+	r->conf.nh_init_arg = &seen;
+	/* a stale word in every slot, as a freed slot's last owner leaves */
+	for (i = 0; i <= TEP_NH_MAX; i++)
+		r->nh_adj[i] = 0xdeadbeef;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(tep_route_add(r, 0, 4, p, 24, &a, err, sizeof(err)),
+			 0);
+	assert_int_equal(seen.calls, 1);
+	assert_int_equal(seen.adj_before, 0);
+	assert_int_equal(seen.gw0, 20);
+	ia = seen.idx;
+	assert_int_equal(tep_route_get(r, 0, 4, p, pfx, &depth), ia);
+	assert_int_equal(r->nh_adj[ia], 0xa000u + 20);
+	/* the same next hop again: shared, no call */
+	assert_int_equal(tep_route_add(r, 0, 4, q, 24, &a, err, sizeof(err)),
+			 0);
+	assert_int_equal(seen.calls, 1);
+	/* moved to another gateway: a new next hop, a fresh word */
+	assert_int_equal(tep_route_replace(r, 0, 4, q, 24, &b, err,
+					   sizeof(err)), 0);
+	assert_int_equal(seen.calls, 2);
+	assert_int_not_equal(seen.idx, ia);
+	assert_int_equal(seen.adj_before, 0);
+	assert_int_equal(seen.gw0, 30);
+	assert_int_equal(r->nh_adj[seen.idx], 0xa000u + 30);
+	assert_int_equal(r->nh_adj[ia], 0xa000u + 20);
+	assert_int_equal(tep_route_del(r, 0, 4, p, 24, err, sizeof(err)), 0);
+	assert_int_equal(tep_route_del(r, 0, 4, q, 24, err, sizeof(err)), 0);
+	r->conf.nh_init = NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -168,6 +235,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replace_v4),
 		cmocka_unit_test(test_replace_v6),
+		cmocka_unit_test(test_nh_adj),
 	};
 
 	(void)argc;
