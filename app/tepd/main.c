@@ -190,6 +190,7 @@ setup_memory(uint32_t routes, unsigned int host_ports, char *err,
 		.tbl8_4 = tbl8_groups(routes / 32),
 		.tbl8_6 = tbl8_groups(routes / 16),
 		.socket_id = (int)rte_socket_id(),
+		.nh_init = tep_adj_nh_init,
 	};
 	unsigned int lc;
 	size_t sz;

@@ -187,6 +187,10 @@ neigh_free(struct tep_neigh *n)
 	if (n->mac == 0)
 		incomplete_in[n->vrf]--;
 	learned_in[n->vrf] = (uint16_t)(learned_in[n->vrf] - n->learned);
+	/* Gone from the adjacencies first, as from the hash: after the
+	 * grace period below no worker sends to it. */
+	if (n->mac != 0)
+		tep_adj_neigh_changed(n->key.port, n->key.family, n->key.ip, 0);
 	pos = rte_hash_del_key(tep.neigh_hash, &n->key);
 	/* Lock-free readers may still hold the slot: wait them out. */
 	rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
@@ -213,6 +217,8 @@ tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 	memcpy(&v, mac->addr_bytes, 6);
 	if (n->mac == 0)
 		incomplete_in[n->vrf]--;
+	if (n->mac != v)
+		tep_adj_neigh_changed(port, family, ip, v);
 	__atomic_store_n(&n->mac, v, __ATOMIC_RELEASE);
 	n->is_static = is_static;
 	if (is_static && n->learned) {	/* the operator's now */

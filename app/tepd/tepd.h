@@ -400,6 +400,19 @@ tep_neigh_mac(uint16_t port, int family, const uint8_t *ip)
 			       __ATOMIC_ACQUIRE);
 }
 
+/* adj.c: control thread. tep_adj_nh_init is the RIB's conf.nh_init. */
+void tep_adj_nh_init(struct tep_rib *r, uint32_t idx, void *arg);
+/* The neighbour (port, family, ip) now has mac (0: gone or unresolved). */
+void tep_adj_neigh_changed(uint16_t port, int family, const uint8_t *ip,
+			   uint64_t mac);
+
+/* Worker side: the MAC of next hop idx's gateway, 0 if unresolved. */
+static inline uint64_t
+tep_adj_mac(uint32_t idx)
+{
+	return __atomic_load_n(&tep.rib.nh_adj[idx], __ATOMIC_ACQUIRE);
+}
+
 /* tunnel.c */
 int tep_tunnels_init(char *err, size_t errlen);
 int tep_tunnel_find(const char *name);

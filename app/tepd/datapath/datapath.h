@@ -71,23 +71,15 @@ struct worker {
 	uint16_t ip_id;
 	struct txbuf tx[TEP_PORTS_MAX];
 	struct tun_egress egress[TEP_TUNNELS_MAX];
-	/* The last tunnel decap found and the last gateway forward
-	 * resolved: a burst is mostly one remote VTEP and one next hop, so
-	 * a key compare saves a hash lookup per packet. Both are valid
-	 * while tep.underlay_gen is unchanged (tunnel and neighbour changes
-	 * bump it); the tunnel is also checked to be the same object. */
+	/* The last tunnel decap found: a burst is mostly one remote VTEP,
+	 * so a key compare saves a hash lookup per packet. Valid while
+	 * tep.underlay_gen is unchanged (tunnel changes bump it), and the
+	 * tunnel is also checked to be the same object. */
 	struct {
 		struct tep_tun_key key;
 		uint32_t gen, id;
 		const struct tep_tunnel *t;
 	} last_tun;
-	struct {
-		uint8_t ip[16];
-		uint16_t port;
-		uint8_t family;
-		uint32_t gen;
-		uint64_t mac;
-	} last_gw;
 };
 
 /*

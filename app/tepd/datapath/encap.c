@@ -59,7 +59,8 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 	}
 	gw = nh->type == TEP_NHT_GW ? nh->gw : t->p.dst;
 	e->port = nh->port;
-	e->dmac = tep_neigh_mac(nh->port, t->p.outer_v6 ? 6 : 4, gw);
+	e->dmac = nh->type == TEP_NHT_GW ? tep_adj_mac((uint32_t)idx) :
+		  tep_neigh_mac(nh->port, t->p.outer_v6 ? 6 : 4, gw);
 	e->gen = gen;
 	if (e->dmac == 0) {
 		struct tep_mbuf_priv *pv = tep_priv(m);
@@ -69,8 +70,11 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 		w->cnt->tun[t->id].drop[TEP_R_NO_NEIGH]++;
 		pv->tx_port = nh->port;
 		pv->tunnel = t->id;
-		pv->family_nh = t->p.outer_v6 ? 6 : 4;
-		memcpy(pv->nh_ip, gw, t->p.outer_v6 ? 16 : 4);
+		/* The gateway's family, not the underlay's (RFC 5549). */
+		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
+					  (nh->gw_v6 ? 6 : 4) :
+					  (t->p.outer_v6 ? 6 : 4));
+		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
 		dp_punt(w, m, TEP_PUNT_RESOLVE, t->p.outer_v6 ? 6 : 4);
 		return NULL;
 	}

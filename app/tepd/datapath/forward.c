@@ -67,29 +67,6 @@ flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
 			 (proto == 6 ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 }
 
-/* A gateway's MAC: a route's gateway is the same for every packet of a
- * burst, so the last one is kept (datapath.h says when it is valid). */
-static inline uint64_t
-gw_mac(struct worker *w, uint16_t port, int family, const uint8_t *gw)
-{
-	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
-	uint64_t mac;
-
-	if (likely(w->last_gw.gen == gen && w->last_gw.mac != 0 &&
-		   w->last_gw.port == port && w->last_gw.family == family &&
-		   ip_eq(w->last_gw.ip, gw, family)))
-		return w->last_gw.mac;
-	mac = tep_neigh_mac(port, family, gw);
-	if (mac != 0) {
-		memcpy(w->last_gw.ip, gw, family == 4 ? 4 : 16);
-		w->last_gw.port = port;
-		w->last_gw.family = (uint8_t)family;
-		w->last_gw.gen = gen;
-		w->last_gw.mac = mac;
-	}
-	return mac;
-}
-
 void
 dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	int family)
@@ -116,12 +93,15 @@ dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	 * carries now (a pending checksum must stay a Tx request). */
 	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
 		flat_csum_meta(w, m, ip, family, op);
-	gw = nh->type == TEP_NHT_GW ? nh->gw :
-	     family == 4 ? ip + 16 : ip + 24;
-	/* A gateway may be of the other family (IPv4 via IPv6, RFC 5549). */
-	mac = nh->type == TEP_NHT_GW ?
-	      gw_mac(w, nh->port, nh->gw_v6 ? 6 : 4, gw) :
-	      tep_neigh_mac(nh->port, family, gw);
+	if (nh->type == TEP_NHT_GW) {
+		/* The gateway's adjacency (adj.c), through the next hop's
+		 * index: a gateway next hop is always one of the RIB's. */
+		gw = nh->gw;
+		mac = tep_adj_mac((uint32_t)(nh - tep.rib.nh));
+	} else {
+		gw = family == 4 ? ip + 16 : ip + 24;
+		mac = tep_neigh_mac(nh->port, family, gw);
+	}
 	if (mac == 0) {
 		struct tep_mbuf_priv *pv = tep_priv(m);
 
