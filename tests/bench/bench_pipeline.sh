@@ -14,6 +14,12 @@
 # is 92 bytes: size 64 gives that).
 # Env: BUILD (build dir), ROUTES (default 100000), SECONDS_PER_SAMPLE (2),
 # SAMPLES (3); HUGE=1 (below); NO_REF=1 skips testpmd; PERF=DIR profiles the worker core with perf record.
+# GATEWAYS=K (decap): the /32 routes spread over K gateways, one per route
+# in turn, so that consecutive packets leave by different next hops (with
+# ROUTES >= 1024 every flow has its own /32; default 1 gateway).
+# REMOTES=K (decap): the flows come from K far VTEPs in turn, each with
+# its tunnel (same VNI), so that consecutive packets belong to different
+# tunnels (default 1).
 # Prints a table; asserts nothing about speed.
 set -euo pipefail
 
@@ -121,12 +127,18 @@ port set net_null0 role access
 port bind net_null0 vrf red
 port set net_null0 mtu $mtu
 addr add 203.0.113.1/24 dev net_null0
-neigh add 203.0.113.2 lladdr 02:00:00:00:00:77 dev net_null0
 tunnel add t type vxlan local 198.51.100.1 remote 198.51.100.2 vni 42 inner-dmac 02:00:00:00:00:42 vrf red
 route add 198.18.0.0/15 vrf red via 203.0.113.2
 CONF
-		sed 's/ tunnel t$/ via 203.0.113.2/' "$WORK/routes.conf" \
-			>>"$WORK/tepd.conf"
+		for k in $(seq 1 $((${REMOTES:-1} - 1))); do
+			echo "tunnel add t$k type vxlan local 198.51.100.1 remote 198.51.100.$((2 + k)) vni 42 inner-dmac 02:00:00:00:00:42 vrf red"
+		done >>"$WORK/tepd.conf"
+		awk -v k="${GATEWAYS:-1}" 'BEGIN {
+			for (g = 0; g < k; g++)
+				printf "neigh add 203.0.113.%d lladdr 02:00:00:00:%02x:77 dev net_null0\n", g + 2, g
+		}
+		{ sub(/ tunnel t$/, " via 203.0.113." (NR - 1) % k + 2); print }' \
+			"$WORK/routes.conf" >>"$WORK/tepd.conf"
 	else
 	cat >"$WORK/tepd.conf" <<CONF
 vrf add red
@@ -191,7 +203,8 @@ for size in $SIZES; do
 	ref= refvx=
 	case " $MODES " in *" decap "*)
 		# decap: VXLAN/IPv4 frames of this size, their own reference
-		$PY "$HERE/gen_traffic.py" --vxlan "$size" "$WORK/v$size.pcap"
+		$PY "$HERE/gen_traffic.py" --vxlan --remotes "${REMOTES:-1}" \
+			"$size" "$WORK/v$size.pcap"
 		refvx=$(testpmd_mpps "$WORK/v$size.pcap" "$size") ;;
 	esac
 	case " $MODES " in *" lco "*|*" full "*|*" off "*|*" offload "*)

@@ -9,7 +9,8 @@
 #   compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TYPE FAM SIZE MODE]
 # e.g. compare_builds.sh /tmp/old/build build vxlan 4 64 lco
 # Prints per build: Mpps and the per-stage cycles (tepd -C) of each run,
-# then best and median. Env: ROUNDS, HUGE (as bench_pipeline.sh).
+# then best and median. Env: ROUNDS, HUGE, ROUTES (default 1 here),
+# GATEWAYS (as bench_pipeline.sh).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +23,7 @@ trap 'rm -rf "$OUT"' EXIT
 for r in $(seq "$ROUNDS"); do
 	for b in "$OLD" "$NEW"; do
 		tag=$(echo "$b" | tr '/' '_')
-		NO_REF=1 BUILD=$b CYCLES=1 ROUTES=1 SAMPLES=2 \
+		NO_REF=1 BUILD=$b CYCLES=1 ROUTES=${ROUTES:-1} SAMPLES=2 \
 			"$HERE/bench_pipeline.sh" "$TYPE" "$FAM" "$SIZE" "$MODE" 2>&1 |
 			awk '/^# stages/ { for (i = 1; i <= NF; i++)
 					     if ($i ~ /^(classify|lookup|encap|txprep)$/)
