@@ -52,6 +52,8 @@ struct tun_egress {
 };
 
 #define THROTTLE_WORDS	64	/* 4096 bits */
+#define TUN_CACHE_BITS	8
+#define TUN_CACHE_SIZE	(1u << TUN_CACHE_BITS)
 
 struct worker {
 	unsigned int idx;		/* queue index and RCU thread id */
@@ -71,15 +73,16 @@ struct worker {
 	uint16_t ip_id;
 	struct txbuf tx[TEP_PORTS_MAX];
 	struct tun_egress egress[TEP_TUNNELS_MAX];
-	/* The last tunnel decap found: a burst is mostly one remote VTEP,
-	 * so a key compare saves a hash lookup per packet. Valid while
-	 * tep.underlay_gen is unchanged (tunnel changes bump it), and the
-	 * tunnel is also checked to be the same object. */
-	struct {
+	/* The tunnels decap found lately, direct-mapped by (VNI, remote):
+	 * a key compare instead of a hash lookup per packet, for one remote
+	 * VTEP or many. An entry is valid while tep.underlay_gen is
+	 * unchanged (tunnel changes bump it), and its tunnel is also
+	 * checked to be the same object. */
+	struct tun_cache_ent {
 		struct tep_tun_key key;
 		uint32_t gen, id;
 		const struct tep_tunnel *t;
-	} last_tun;
+	} *tun_cache;			/* TUN_CACHE_SIZE entries */
 };
 
 /*

@@ -83,28 +83,50 @@ tunnel_proxy(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	return true;
 }
 
+/* The cache slot of (VNI, remote): a multiplicative hash of the VNI and
+ * the address's words. */
+static inline uint32_t
+tun_slot(uint32_t vni, const uint8_t *remote, bool v6)
+{
+	uint32_t a, h = vni;
+
+	memcpy(&a, remote, 4);
+	h ^= a;
+	if (v6) {
+		uint32_t b, c, e;
+
+		memcpy(&b, remote + 4, 4);
+		memcpy(&c, remote + 8, 4);
+		memcpy(&e, remote + 12, 4);
+		h ^= b ^ c ^ e;
+	}
+	return (h * 0x9e3779b1u) >> (32 - TUN_CACHE_BITS);
+}
+
 /*
  * The tunnel a decapsulated packet belongs to, by (type, VNI, remote):
- * remote is the outer source address in the packet. The last one found is
- * checked first, field by field against the packet (a key built on the
- * stack and compared at once would be read back before its stores land).
+ * remote is the outer source address in the packet. The worker's cache
+ * of the tunnels found lately, direct-mapped by (VNI, remote), is checked
+ * first, field by field against the packet (a key built on the stack and
+ * compared at once would be read back before its stores land): traffic
+ * from one remote VTEP or from a few hundred does no hash lookup per
+ * packet once the cache holds their tunnels.
  */
 static inline const struct tep_tunnel *
 tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
 	    const uint8_t *remote)
 {
 	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+	struct tun_cache_ent *e = &w->tun_cache[tun_slot(vni, remote, v6)];
 	const struct tep_tunnel *t;
 	struct tep_tun_key k;
 	void *data;
 
-	if (likely(w->last_tun.gen == gen && w->last_tun.t != NULL &&
-		   w->last_tun.key.type == type && w->last_tun.key.v6 == v6 &&
-		   w->last_tun.key.vni == vni &&
-		   ip_eq(w->last_tun.key.remote, remote, v6 ? 6 : 4))) {
-		t = __atomic_load_n(&tep.tunnel[w->last_tun.id],
-				    __ATOMIC_ACQUIRE);
-		if (likely(t == w->last_tun.t))
+	if (likely(e->gen == gen && e->t != NULL && e->key.type == type &&
+		   e->key.v6 == v6 && e->key.vni == vni &&
+		   ip_eq(e->key.remote, remote, v6 ? 6 : 4))) {
+		t = __atomic_load_n(&tep.tunnel[e->id], __ATOMIC_ACQUIRE);
+		if (likely(t == e->t))
 			return t;
 	}
 	memset(&k, 0, sizeof(k));
@@ -116,10 +138,10 @@ tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
 		return NULL;
 	t = __atomic_load_n(&tep.tunnel[(uintptr_t)data], __ATOMIC_ACQUIRE);
 	if (t != NULL) {
-		w->last_tun.key = k;
-		w->last_tun.gen = gen;
-		w->last_tun.id = (uint32_t)(uintptr_t)data;
-		w->last_tun.t = t;
+		e->key = k;
+		e->gen = gen;
+		e->id = (uint32_t)(uintptr_t)data;
+		e->t = t;
 	}
 	return t;
 }

@@ -56,6 +56,14 @@ tep_worker_main(void *arg)
 			       (int)rte_socket_id());
 	if (w == NULL)
 		return -1;
+	w->tun_cache = rte_zmalloc_socket("tep_tun_cache",
+					  TUN_CACHE_SIZE * sizeof(*w->tun_cache),
+					  RTE_CACHE_LINE_SIZE,
+					  (int)rte_socket_id());
+	if (w->tun_cache == NULL) {
+		rte_free(w);
+		return -1;
+	}
 	w->idx = idx;
 	w->rx_burst = rx_burst_size(idx);
 	w->cnt = tep.cnt[rte_lcore_id()];
@@ -97,6 +105,7 @@ tep_worker_main(void *arg)
 	}
 	rte_rcu_qsbr_thread_offline(tep.rcu, idx);
 	rte_rcu_qsbr_thread_unregister(tep.rcu, idx);
+	rte_free(w->tun_cache);
 	rte_free(w);
 	return 0;
 }
