@@ -391,10 +391,15 @@ frr_stop dp1
 # start-up in whole seconds), keeps and replays them, so the early replay
 # would not lack the EVPN routes this step is about. The kernel is not
 # under test: the new zebra starts with none of them.
-for ns in "${DP[1]}" "${NR[1]}" "${NB[1]}"; do
-	in_dp1 ip -n "$ns" -4 route flush proto bgp 2>/dev/null || true
-	in_dp1 ip -n "$ns" -6 route flush proto bgp 2>/dev/null || true
+left=0
+for ns in . "${NR[1]}" "${NB[1]}"; do	# .: the node's own namespace
+	n=(-n "$ns")
+	[ "$ns" = . ] && n=()
+	left=$((left + $(in_dp1 ip "${n[@]}" route show proto bgp | wc -l)))
+	in_dp1 ip "${n[@]}" -4 route flush proto bgp 2>/dev/null || true
+	in_dp1 ip "${n[@]}" -6 route flush proto bgp 2>/dev/null || true
 done
+say "BGP routes zebra left in the kernel, flushed: $left"
 sleep 1
 held=$(fpm_routes)
 t0=$(date +%s%N)
