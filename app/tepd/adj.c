@@ -28,7 +28,7 @@ adj_is_gw(const struct tep_rib *r, uint32_t idx, uint16_t port, int family,
 	const struct tep_nh *nh = &r->nh[idx];
 
 	return r->nh_ref[idx] != 0 && nh->type == TEP_NHT_GW &&
-	       nh->port == port && (nh->gw_v6 ? 6 : 4) == family &&
+	       nh->port == port && tep_nh_gw_family(nh) == family &&
 	       memcmp(nh->gw, ip, family == 4 ? 4 : 16) == 0;
 }
 
@@ -41,7 +41,7 @@ tep_adj_nh_init(struct tep_rib *r, uint32_t idx, void *arg)
 	if (nh->type != TEP_NHT_GW)
 		return;
 	__atomic_store_n(&r->nh_adj[idx],
-			 tep_neigh_mac(nh->port, nh->gw_v6 ? 6 : 4, nh->gw),
+			 tep_neigh_mac(nh->port, tep_nh_gw_family(nh), nh->gw),
 			 __ATOMIC_RELEASE);
 }
 

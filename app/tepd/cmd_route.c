@@ -131,7 +131,7 @@ out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
 
 	switch (nh->type) {
 	case TEP_NHT_GW:
-		tep_out_str(o, "via", " via %s", ip_str(nh->gw_v6 ? 6 : 4,
+		tep_out_str(o, "via", " via %s", ip_str(tep_nh_gw_family(nh),
 							nh->gw, g, sizeof(g)));
 		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
 		break;

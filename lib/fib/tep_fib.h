@@ -70,6 +70,14 @@ struct tep_nh {
 	uint32_t gen;
 };
 
+/* The family of a gateway next hop's address (4 or 6): an IPv4 route may
+ * have an IPv6 gateway (RFC 5549). */
+static inline int
+tep_nh_gw_family(const struct tep_nh *nh)
+{
+	return nh->gw_v6 ? 6 : 4;
+}
+
 struct tep_vrf {
 	char name[TEP_VRF_NAME_MAX];
 	uint32_t table;

@@ -72,7 +72,7 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 		pv->tunnel = t->id;
 		/* The gateway's family, not the underlay's (RFC 5549). */
 		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
-					  (nh->gw_v6 ? 6 : 4) :
+					  tep_nh_gw_family(nh) :
 					  (t->p.outer_v6 ? 6 : 4));
 		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
 		dp_punt(w, m, TEP_PUNT_RESOLVE, t->p.outer_v6 ? 6 : 4);

@@ -108,7 +108,7 @@ dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		pv->tx_port = nh->port;
 		pv->tunnel = TEP_NO_TUNNEL;
 		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
-					  (nh->gw_v6 ? 6 : 4) : family);
+					  tep_nh_gw_family(nh) : family);
 		/* The gateway's family, not the packet's (RFC 5549). */
 		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
 		dp_punt(w, m, TEP_PUNT_RESOLVE, family);
