@@ -128,6 +128,32 @@ dp_tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 }
 
 /*
+ * n packets for one port at once, ol_or the OR of their ol_flags: a stage
+ * that knows its run goes out one port stages it locally and queues it
+ * here, so the queue's count and flags are not a load and a store per
+ * packet that the next packet's enqueue must wait for.
+ */
+static inline void
+dp_tx_enqueue_run(struct worker *w, uint16_t port, struct rte_mbuf **m,
+		  uint16_t n, uint64_t ol_or)
+{
+	struct txbuf *b = &w->tx[port];
+
+	while (n > 0) {
+		uint16_t room = (uint16_t)(RTE_DIM(b->m) - b->n);
+		uint16_t k = RTE_MIN(n, room);
+
+		memcpy(&b->m[b->n], m, k * sizeof(*m));
+		b->n = (uint16_t)(b->n + k);
+		b->ol_flags |= ol_or;
+		if (b->n == RTE_DIM(b->m))
+			dp_tx_flush(w, port);
+		m += k;
+		n = (uint16_t)(n - k);
+	}
+}
+
+/*
  * Six bytes of a MAC address as the control plane stores them (copied into
  * a zeroed uint64_t), read with two loads into registers: copying into a
  * zeroed variable on the stack and reading it back as 8 bytes cannot be

@@ -139,7 +139,7 @@ tally_flush(struct worker *w, const struct tep_tunnel *t,
  * addressed to the tunnel's underlay next hop e, and count it in tl.
  * False when m was dropped; on success m has no offload request yet.
  */
-static bool
+static __rte_always_inline bool
 tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 	    const struct tun_egress *e, const struct tep_encap_pkt *pk,
 	    struct encap_tally *tl)
@@ -255,9 +255,10 @@ encap_inner(struct worker *w, struct rte_mbuf *m, int family,
 	return true;
 }
 
-/* Pass 2 for one packet: the outer headers of tunnel t towards egress e,
- * the TX request for a pending inner checksum, and TX. */
-static inline void
+/* Pass 2 for one packet: the outer headers of tunnel t towards egress e
+ * and the TX request for a pending inner checksum. True when m is ready
+ * to go out e's port; false when it was dropped. */
+static inline bool
 encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 	    const struct tep_tunnel *t, const struct tun_egress *e,
 	    const struct tep_flow *f, struct encap_tally *tl)
@@ -287,7 +288,7 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 					       f->l4.kind == TEP_L4_UDP) != 0) {
 			w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
 			dp_drop(w, m, TEP_R_HDR_SPLIT);
-			return;
+			return false;
 		}
 		w->cnt->port[e->port].sw_csum++;
 		pending = false;
@@ -304,7 +305,7 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 		    tep_csum_mbuf(m, m->data_len, m->pkt_len - m->data_len,
 				  &pk.inner_tail_sum) < 0) {
 			dp_drop(w, m, TEP_R_TRUNCATED);
-			return;
+			return false;
 		}
 	} else {
 		pk.inner_contig = 0;
@@ -323,10 +324,10 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
 	pk.l4.ip4_hdr_ok = family == 4;
 	if (!tunnel_push(w, m, t, e, &pk, tl))
-		return;
+		return false;
 	if (pending && !t->tmpl.gue_rco)
 		set_tunnel_txmeta(m, t, f, family);
-	dp_tx_enqueue(w, e->port, m);
+	return true;
 }
 
 /*
@@ -362,6 +363,9 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	}
 	while (n > 0) {
 		uint16_t run = RTE_MIN(n, (uint16_t)TEP_BURST), k = 0;
+		struct rte_mbuf *out[TEP_BURST];	/* for e's port */
+		uint16_t nout = 0;
+		uint64_t ol_or = 0;
 
 		for (i = 0; i < run; i++) {
 			if (unlikely(e == NULL)) {
@@ -383,12 +387,22 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 				keep[k++] = pkts[i];
 		}
 		for (i = 0; i < k; i++) {
-			if (unlikely(big[i]))
+			if (unlikely(big[i])) {
+				/* Its fragments go out after the packets
+				 * before it. */
+				dp_tx_enqueue_run(w, e->port, out, nout,
+						  ol_or);
+				nout = 0;
+				ol_or = 0;
 				encap_oversize(w, keep[i], nh, family, t, op);
-			else
-				encap_outer(w, keep[i], family, t, e, &f[i],
-					    &tl);
+			} else if (encap_outer(w, keep[i], family, t, e,
+					       &f[i], &tl)) {
+				out[nout++] = keep[i];
+				ol_or |= keep[i]->ol_flags;
+			}
 		}
+		if (nout != 0)
+			dp_tx_enqueue_run(w, e->port, out, nout, ol_or);
 		pkts += run;
 		if (l3 != NULL)
 			l3 += run;
