@@ -150,11 +150,11 @@ class Gen:
                  tunnel=tun, reason="too_big",
                  ctl="icmp4-ptb" if fam == 4 else "icmp6-ptb")
 
-    def forward(self, port, fam, dst, **kw):
+    def forward(self, port, fam, dst, frag=False, **kw):
         seq = self.nseq()
         p = self.tenant(fam, TEN4 if fam == 4 else TEN6, dst, seq, **kw)
         self.add(port, self.from_ten(port, p), seq=seq, kind="fwd",
-                 out=port, dmac=FWD_MAC[port], inner=bytes(p),
+                 out=port, dmac=FWD_MAC[port], inner=bytes(p), frag=frag,
                  stream=[port, VRF_OF_PORT[port], fam, 0])
 
     def drop(self, port, frame, reason, ctl=None):
@@ -303,6 +303,11 @@ def gen(d):
     g.to_tunnel(1, "vxb", 6, "2001:db8:19::8", size=300)
     g.to_tunnel(1, "gub", 6, "2001:db8:18::9", size=120)
     g.forward(1, 4, "203.0.113.5", size=100)
+    # a run to one gateway with one too big for the port (no DF; RX takes
+    # it, the way out does not): its fragments between the packets
+    # around it
+    g.forward(1, 4, "203.0.113.5", size=1600, frag=True)
+    g.forward(1, 4, "203.0.113.5", size=120)
     g.forward(1, 6, "2001:db8:30::5", size=100)
     g.drop(1, g.from_ten(1, g.tenant(4, t4, "198.19.0.1", 0)), "no_route")
     g.drop(1, g.from_ten(1, g.tenant(6, t6, "ff02::16", 0)), "multicast")
@@ -667,6 +672,12 @@ def check_frame(f, port, byseq, tunnels, frags):
          "seq %d out of port %d" % (seq, port))
     want(f.dst == e["dmac"], "seq %d: destination MAC %s, want %s" %
          (seq, f.dst, e["dmac"]))
+    if e.get("frag"):
+        want(isinstance(ip, IP) and l4_csum_ok(bytes(ip)) and
+             (ip.flags.MF or ip.frag) and not ip.flags.DF and
+             ip.len <= MTU, "seq %d: not a fragment" % seq)
+        frags[seq].append(ip)
+        return ("dp", seq)
     want(bytes(ip) == ttl_minus_one(bytes.fromhex(e["inner"])),
          "seq %d: packet differs from the input (TTL - 1)" % seq)
     want(l4_csum_ok(bytes(ip)), "seq %d: checksum" % seq)

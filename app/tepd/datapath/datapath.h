@@ -298,6 +298,8 @@ void dp_tunnel_answer(struct worker *w, struct rte_mbuf *m,
 		      const struct tep_tunnel *t, uint32_t len);
 void dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		int family);
+void dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+		      const struct tep_nh *nh, int family);
 void dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		const uint8_t *ip, int family, uint32_t mtu);
 void dp_gso_dispatch(struct worker *w, struct rte_mbuf *m,

@@ -67,54 +67,91 @@ flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
 			 (proto == 6 ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 }
 
+/*
+ * n packets of one family to next hop nh (a run of a burst: the port is
+ * checked, a gateway's adjacency read, and the run queued for TX and
+ * counted once). Each packet is sent, punted to be held while its
+ * neighbour resolves, or dropped; those sent keep their order.
+ */
 void
-dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-	int family)
+dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
+		 const struct tep_nh *nh, int family)
 {
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t *ip = eth + 14;
 	const struct tep_port *op = &tep.port[nh->port];
-	const uint8_t *gw;
-	uint64_t mac;
+	struct rte_mbuf *out[TEP_BURST];
+	uint64_t gw_mac = 0, ol_or = 0;
+	uint16_t nout = 0, i;
+	bool gw = nh->type == TEP_NHT_GW;
 
 	if (!op->up || op->role == TEP_ROLE_NONE) {
-		dp_drop(w, m, TEP_R_PORT_DOWN);
+		for (i = 0; i < n; i++)
+			dp_drop(w, pkts[i], TEP_R_PORT_DOWN);
 		return;
 	}
-	if (m->pkt_len - 14 > op->mtu) {
-		dp_too_big(w, m, nh, ip, family, op->mtu);
-		return;
-	}
-	if (likely(!dp_keeps_ttl(m->port, op)) &&
-	    !dp_ttl_dec(w, m, ip, family))
-		return;
-	/* Before the neighbour lookup: a packet held while its next hop
-	 * resolves leaves later, from the control thread, with what it
-	 * carries now (a pending checksum must stay a Tx request). */
-	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
-		flat_csum_meta(w, m, ip, family, op);
-	if (nh->type == TEP_NHT_GW) {
-		/* The gateway's adjacency (adj.c), through the next hop's
-		 * index: a gateway next hop is always one of the RIB's. */
-		gw = nh->gw;
-		mac = tep_adj_mac((uint32_t)(nh - tep.rib.nh));
-	} else {
-		gw = family == 4 ? ip + 16 : ip + 24;
-		mac = tep_neigh_mac(nh->port, family, gw);
-	}
-	if (mac == 0) {
-		struct tep_mbuf_priv *pv = tep_priv(m);
+	/* The gateway's adjacency (adj.c), through the next hop's index: a
+	 * gateway next hop is always one of the RIB's. */
+	if (gw)
+		gw_mac = tep_adj_mac((uint32_t)(nh - tep.rib.nh));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+		uint8_t *ip = eth + 14;
+		const uint8_t *to;
+		uint64_t mac;
 
-		pv->tx_port = nh->port;
-		pv->tunnel = TEP_NO_TUNNEL;
-		pv->family_nh = (uint8_t)(nh->type == TEP_NHT_GW ?
-					  tep_nh_gw_family(nh) : family);
-		/* The gateway's family, not the packet's (RFC 5549). */
-		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
-		dp_punt(w, m, TEP_PUNT_RESOLVE, family);
-		return;
+		if (nout == RTE_DIM(out) ||
+		    unlikely(m->pkt_len - 14 > op->mtu)) {
+			/* Fragments (or the full queue) go out after the
+			 * packets before them. */
+			dp_tx_enqueue_run(w, nh->port, out, nout, ol_or);
+			w->cnt->vrf[w->vrf].routed += nout;
+			nout = 0;
+			ol_or = 0;
+			if (m->pkt_len - 14 > op->mtu) {
+				dp_too_big(w, m, nh, ip, family, op->mtu);
+				continue;
+			}
+		}
+		if (likely(!dp_keeps_ttl(m->port, op)) &&
+		    !dp_ttl_dec(w, m, ip, family))
+			continue;
+		/* Before the neighbour lookup: a packet held while its next
+		 * hop resolves leaves later, from the control thread, with
+		 * what it carries now (a pending checksum must stay a Tx
+		 * request). */
+		if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
+			flat_csum_meta(w, m, ip, family, op);
+		if (gw) {
+			to = nh->gw;
+			mac = gw_mac;
+		} else {
+			to = family == 4 ? ip + 16 : ip + 24;
+			mac = tep_neigh_mac(nh->port, family, to);
+		}
+		if (mac == 0) {
+			struct tep_mbuf_priv *pv = tep_priv(m);
+
+			pv->tx_port = nh->port;
+			pv->tunnel = TEP_NO_TUNNEL;
+			/* The gateway's family, not the packet's
+			 * (RFC 5549). */
+			pv->family_nh = (uint8_t)(gw ? tep_nh_gw_family(nh) :
+						  family);
+			memcpy(pv->nh_ip, to, pv->family_nh == 4 ? 4 : 16);
+			dp_punt(w, m, TEP_PUNT_RESOLVE, family);
+			continue;
+		}
+		set_macs(eth, mac, &op->mac);
+		out[nout++] = m;
+		ol_or |= m->ol_flags;
 	}
-	set_macs(eth, mac, &op->mac);
-	w->cnt->vrf[w->vrf].routed++;
-	dp_tx_enqueue(w, nh->port, m);
+	dp_tx_enqueue_run(w, nh->port, out, nout, ol_or);
+	w->cnt->vrf[w->vrf].routed += nout;
+}
+
+void
+dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	   int family)
+{
+	dp_forward_burst(w, &m, 1, nh, family);
 }

@@ -155,20 +155,30 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 		}
 		for (i = 0; i < ng; ) {
 			uint16_t j = (uint16_t)(i + 1);
+			const struct tep_nh *nh = &tep.rib.nh[nhs[i]];
+			bool run = nhs[i] != TEP_NH_NONE &&
+				   (nh->type == TEP_NHT_TUNNEL ||
+				    nh->type == TEP_NHT_GW ||
+				    nh->type == TEP_NHT_CONNECTED) &&
+				   !(grp[i]->ol_flags & RTE_MBUF_F_RX_LRO);
 
 			w->src_tunnel = grp_tun[i];
-			/* A run of packets into one tunnel (a burst mostly
-			 * is one) is encapsulated together. */
-			if (nhs[i] != TEP_NH_NONE &&
-			    tep.rib.nh[nhs[i]].type == TEP_NHT_TUNNEL &&
-			    !(grp[i]->ol_flags & RTE_MBUF_F_RX_LRO)) {
+			/* A run of packets to one next hop, out of one tunnel
+			 * (a burst mostly is one), is encapsulated or
+			 * forwarded together. */
+			if (run) {
 				while (j < ng && nhs[j] == nhs[i] &&
 				       grp_tun[j] == grp_tun[i] &&
 				       !(grp[j]->ol_flags & RTE_MBUF_F_RX_LRO))
 					j++;
-				dp_encap_burst(w, grp + i, grp_l3 + i,
-					       (uint16_t)(j - i),
-					       &tep.rib.nh[nhs[i]], family);
+				if (nh->type == TEP_NHT_TUNNEL)
+					dp_encap_burst(w, grp + i, grp_l3 + i,
+						       (uint16_t)(j - i), nh,
+						       family);
+				else
+					dp_forward_burst(w, grp + i,
+							 (uint16_t)(j - i), nh,
+							 family);
 			} else {
 				dispatch(w, grp[i], &grp_l3[i], nhs[i], family,
 					 decapsulated, again, &amd, &nagain);
