@@ -47,9 +47,9 @@ ipv6_ext(uint8_t nh)
  * or 0 when the packet was punted or dropped here. l3 gets what later
  * stages need of the header, so that none of them parses it again.
  */
-int
-dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
-	    struct tep_l3_info *l3)
+static __rte_always_inline int
+classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
+	 struct tep_l3_info *l3)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	/* Lengths are checked against the whole packet, header reads
@@ -174,6 +174,14 @@ dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
 	return 0;
 }
 
+/* For decapsulated packets (lookup.c); RX has its own inlined copy. */
+int
+dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
+	    struct tep_l3_info *l3)
+{
+	return classify(w, m, decapsulated, l3);
+}
+
 uint16_t
 dp_rx_port(struct worker *w, uint16_t port)
 {
@@ -223,7 +231,7 @@ dp_rx_port(struct worker *w, uint16_t port)
 			dp_drop(w, m, TEP_R_HDR_SPLIT);
 			continue;
 		}
-		if (dp_classify(w, m, false, &md.l3[k]) != 0) {
+		if (classify(w, m, false, &md.l3[k]) != 0) {
 			md.vrf[k] = w->vrf;
 			md.tun[k] = TEP_NO_TUNNEL;
 			pkts[k++] = m;
