@@ -39,7 +39,7 @@ hash_bytes(const uint8_t *p, size_t n, uint32_t h)
 
 /* Fill f->l4 for the L4 header at l4 (l4_len bytes, the L4 datagram, of
  * which the first l4_have or more are readable). */
-static void
+static inline __attribute__((always_inline)) void
 flow_l4(struct tep_flow *f, const uint8_t *l4, uint32_t l4_len,
 	uint32_t l4_have, bool v4, uint32_t phdr)
 {
@@ -200,7 +200,7 @@ flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len,
  * (checked by flow_ipv4/6 or by the caller's classifier): TOS, DF, the
  * L4 header, the hash.
  */
-static void
+static inline __attribute__((always_inline)) void
 flow_l3(const uint8_t *buf, size_t hdr_room, const struct tep_l3_info *l3,
 	struct tep_flow *f)
 {
