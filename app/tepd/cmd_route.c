@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
@@ -202,35 +203,109 @@ out_route_within(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	out_route(rw->o, family, pfx, depth, nh);
 }
 
+/*
+ * Routes per reply of a listing on the control socket: 8192 stay well
+ * under the 4 MiB reply in JSON even at the longest (an IPv6 route via an
+ * IPv6 gateway, under 300 bytes). A longer listing comes as a stream of
+ * such pieces, each a complete reply (docs/commands.md).
+ */
+#define ROUTE_SHOW_PIECE	8192
+
+/* Where a route listing is: the VRF, the family being walked and how far
+ * (4, then 6; 0 when done), and the prefix it is restricted to. */
+struct route_listing {
+	uint16_t vrf;
+	const struct tep_vrf *v;	/* the VRF must stay the same one */
+	char name[TEP_VRF_NAME_MAX];
+	int family;
+	uint64_t pos;
+	bool within;
+	struct route_within rw;
+};
+
+/* The next at most max routes of l (walked, for a listing within a
+ * prefix) into o as one complete body; true when the listing is done. */
+static bool
+route_show_piece(struct route_listing *l, struct tep_out *o, uint64_t max)
+{
+	uint64_t got;
+
+	tep_out_str(o, "vrf", NULL, l->name);
+	tep_out_open_array(o, "routes");
+	l->rw.o = o;
+	while (max > 0 && l->family != 0) {
+		got = tep_route_walk_range(&tep.rib, l->vrf, l->family, l->pos,
+					   max, l->within ? out_route_within :
+					   out_route, l->within ?
+					   (void *)&l->rw : (void *)o);
+		l->pos += got;
+		max -= got;
+		if (max > 0) {		/* this family is done */
+			l->family = l->family == 4 && !l->within ? 6 : 0;
+			l->pos = 0;
+		}
+	}
+	tep_out_close_array(o);
+	return l->family == 0;
+}
+
+static int
+route_show_tick(struct tep_ctl_ctx *ctx, void *arg, struct tep_out *o,
+		struct tep_err *err)
+{
+	struct route_listing *l = arg;
+
+	(void)ctx;
+	if (tep.rib.vrf[l->vrf] != l->v ||
+	    strcmp(tep.rib.vrf[l->vrf]->name, l->name) != 0)
+		return ERR(ENOENT, "vrf \"%s\" was deleted during the listing",
+			   l->name);
+	return route_show_piece(l, o, ROUTE_SHOW_PIECE) ?
+	       TEP_CTL_STREAM_END : 0;
+}
+
 int
 cmd_route_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	       struct tep_out *o, struct tep_err *err)
 {
-	struct route_within rw = { .o = o };
-	int vrf = TEP_VRF_DEFAULT, i = 0;
+	struct route_listing *l;
+	int vrf = TEP_VRF_DEFAULT, i = 0, rc;
+	bool socket = tep_ctl_ctx_origin(ctx) == TEP_CTL_ORIGIN_SOCKET;
 
-	(void)ctx;
 	if (argc >= 2 && strcmp(argv[0], "vrf") == 0) {
 		vrf = vrf_arg(argv[1], err);
 		if (vrf < 0)
 			return ENOENT;
 		i = 2;
 	}
-	if (i < argc && parse_prefix(argv[i], &rw.family, rw.pfx, &rw.len,
-				     true) != 0)
+	l = calloc(1, sizeof(*l));
+	if (l == NULL)
+		return ERR(ENOMEM, "out of memory");
+	if (i < argc && parse_prefix(argv[i], &l->rw.family, l->rw.pfx,
+				     &l->rw.len, true) != 0) {
+		free(l);
 		return ERR(EINVAL, "bad prefix \"%s\" (ADDR/LEN)", argv[i]);
-	if (argc > i + 1)
-		return ERR(EINVAL, "route show [vrf NAME] [PREFIX]");
-	tep_out_str(o, "vrf", NULL, tep.rib.vrf[vrf]->name);
-	tep_out_open_array(o, "routes");
-	if (i < argc) {
-		tep_route_walk(&tep.rib, (uint16_t)vrf, rw.family,
-			       out_route_within, &rw);
-	} else {
-		tep_route_walk(&tep.rib, (uint16_t)vrf, 4, out_route, o);
-		tep_route_walk(&tep.rib, (uint16_t)vrf, 6, out_route, o);
 	}
-	tep_out_close_array(o);
+	if (argc > i + 1) {
+		free(l);
+		return ERR(EINVAL, "route show [vrf NAME] [PREFIX]");
+	}
+	l->vrf = (uint16_t)vrf;
+	l->v = tep.rib.vrf[vrf];
+	snprintf(l->name, sizeof(l->name), "%s", l->v->name);
+	l->within = i < argc;
+	l->family = l->within ? l->rw.family : 4;
+	/* From a file there is no stream: all in one reply, up to its
+	 * limit. */
+	if (route_show_piece(l, o, socket ? ROUTE_SHOW_PIECE : UINT64_MAX)) {
+		free(l);
+		return 0;
+	}
+	rc = tep_ctl_stream_start_paced(ctx, route_show_tick, l, free);
+	if (rc != 0) {
+		free(l);
+		return ERR(rc, "cannot list the routes in pieces");
+	}
 	return 0;
 }
 

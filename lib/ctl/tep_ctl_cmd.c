@@ -222,6 +222,18 @@ tep_ctl_stream_start(struct tep_ctl_ctx *ctx, unsigned int interval_ms,
 	return 0;
 }
 
+int
+tep_ctl_stream_start_paced(struct tep_ctl_ctx *ctx, tep_ctl_tick_fn tick,
+			   void *arg, void (*arg_free)(void *arg))
+{
+	int rc = tep_ctl_stream_start(ctx, TEP_CTL_STREAM_MIN_MS, tick, arg,
+				      arg_free);
+
+	if (rc == 0)
+		ctx->stream.interval_ms = 0;
+	return rc;
+}
+
 void
 tep_ctl_stream_drop(struct tep_ctl_stream *s)
 {

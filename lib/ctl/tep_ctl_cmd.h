@@ -229,6 +229,15 @@ int tep_ctl_stream_start(struct tep_ctl_ctx *ctx, unsigned int interval_ms,
 			 tep_ctl_tick_fn tick, void *arg,
 			 void (*arg_free)(void *arg));
 
+/*
+ * The same for a reply in pieces (a listing past one reply's size): tick
+ * runs as soon as the client has read all that was sent before, not on a
+ * clock, so a slow reader slows the listing instead of being dropped,
+ * and at most one piece waits for it. Same returns.
+ */
+int tep_ctl_stream_start_paced(struct tep_ctl_ctx *ctx, tep_ctl_tick_fn tick,
+			       void *arg, void (*arg_free)(void *arg));
+
 /* ---- command lines and files ------------------------------------------- */
 
 /*

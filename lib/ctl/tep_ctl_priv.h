@@ -12,7 +12,7 @@
 #include "tep_ctl_cmd.h"
 
 struct tep_ctl_stream {
-	unsigned int interval_ms;
+	unsigned int interval_ms;	/* 0: paced by the reader */
 	tep_ctl_tick_fn tick;
 	void *arg;
 	void (*arg_free)(void *arg);

@@ -792,6 +792,14 @@ client_read(struct client *c)
 	}
 }
 
+/* A stream on a clock (stats watch), or paced by its reader (interval 0:
+ * the next piece once the last is read)? */
+static bool
+stream_due_by_clock(const struct client *c)
+{
+	return c->stream.interval_ms != 0;
+}
+
 static void
 client_tick(struct tep_ctl_server *s, struct client *c, uint64_t now)
 {
@@ -1126,8 +1134,10 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 		c = s->cl[i];
 		if (c->more)
 			wait = 0;
-		if (c->streaming)
+		if (c->streaming && stream_due_by_clock(c))
 			wait = min_wait(wait, c->next_tick, now);
+		else if (c->streaming && c->out_len == 0)
+			wait = 0;	/* paced: read all, the next piece */
 		if (c->closing)
 			wait = min_wait(wait, c->deadline, now);
 		if (c->wait_since != 0 && s->conf.idle_ms != TEP_CTL_NONE)
@@ -1188,7 +1198,9 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 
 	for (i = 0; i < s->ncl; i++) {
 		c = s->cl[i];
-		if (c->streaming && !c->dead && c->next_tick <= now) {
+		if (c->streaming && !c->dead &&
+		    (stream_due_by_clock(c) ? c->next_tick <= now :
+					      c->out_len == 0)) {
 			client_tick(s, c, now);
 			client_service(s, c, now);
 		}

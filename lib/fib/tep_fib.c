@@ -599,16 +599,38 @@ tep_route_get(struct tep_rib *r, uint16_t vrf, int family,
 	return (uint32_t)nh;
 }
 
-void
-tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
-	       void *arg)
+/* Where a ranged walk is: routes passed (pos) and given to cb (seen). */
+struct walk_pos {
+	uint64_t pos, seen, skip, max;
+};
+
+/* Is the next route of the walk one to give to cb? False for a skipped
+ * one (only counted) and once max were given. */
+static inline bool
+walk_take(struct walk_pos *w)
+{
+	if (w->seen == w->max)
+		return false;
+	if (w->pos++ < w->skip)
+		return false;
+	w->seen++;
+	return true;
+}
+
+uint64_t
+tep_route_walk_range(struct tep_rib *r, uint16_t vrf, int family,
+		     uint64_t skip, uint64_t max, tep_route_cb cb, void *arg)
 {
 	struct tep_vrf *v = vrf_get(r, vrf, NULL, 0);
+	struct walk_pos w = { .skip = skip, .max = max };
 	uint64_t nh;
 	uint8_t depth;
 
+	/* The trie's order is stable while it is not changed: a listing in
+	 * pieces resumes by position; a skipped route costs a step of the
+	 * walk but no callback. */
 	if (v == NULL)
-		return;
+		return 0;
 	if (family == 4) {
 		struct rte_rib *rib = rte_fib_get_rib(v->fib4);
 		struct rte_rib_node *n = NULL;
@@ -616,14 +638,18 @@ tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
 		uint8_t a[4];
 
 		/* get_nxt() returns what is more specific than /0, not /0 */
-		if ((n = rte_rib_lookup_exact(rib, 0, 0)) != NULL) {
+		if ((n = rte_rib_lookup_exact(rib, 0, 0)) != NULL &&
+		    walk_take(&w)) {
 			rte_rib_get_nh(n, &nh);
 			memset(a, 0, sizeof(a));
 			cb(arg, 4, a, 0, &r->nh[nh]);
 		}
 		n = NULL;
-		while ((n = rte_rib_get_nxt(rib, 0, 0, n,
+		while (w.seen < w.max &&
+		       (n = rte_rib_get_nxt(rib, 0, 0, n,
 					    RTE_RIB_GET_NXT_ALL)) != NULL) {
+			if (!walk_take(&w))
+				continue;
 			rte_rib_get_ip(n, &ip);
 			rte_rib_get_depth(n, &depth);
 			rte_rib_get_nh(n, &nh);
@@ -638,19 +664,31 @@ tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
 		struct rte_rib6_node *n = NULL;
 		uint8_t zero[16] = { 0 }, a[16];
 
-		if ((n = rte_rib6_lookup_exact(rib, zero, 0)) != NULL) {
+		if ((n = rte_rib6_lookup_exact(rib, zero, 0)) != NULL &&
+		    walk_take(&w)) {
 			rte_rib6_get_nh(n, &nh);
 			cb(arg, 6, zero, 0, &r->nh[nh]);
 		}
 		n = NULL;
-		while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
+		while (w.seen < w.max &&
+		       (n = rte_rib6_get_nxt(rib, zero, 0, n,
 					     RTE_RIB6_GET_NXT_ALL)) != NULL) {
+			if (!walk_take(&w))
+				continue;
 			rte_rib6_get_ip(n, a);
 			rte_rib6_get_depth(n, &depth);
 			rte_rib6_get_nh(n, &nh);
 			cb(arg, 6, a, depth, &r->nh[nh]);
 		}
 	}
+	return w.seen;
+}
+
+void
+tep_route_walk(struct tep_rib *r, uint16_t vrf, int family, tep_route_cb cb,
+	       void *arg)
+{
+	tep_route_walk_range(r, vrf, family, 0, UINT64_MAX, cb, arg);
 }
 
 struct flush_ctx {

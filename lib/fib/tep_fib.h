@@ -155,6 +155,12 @@ typedef void (*tep_route_cb)(void *arg, int family, const uint8_t *pfx,
 			     uint8_t depth, const struct tep_nh *nh);
 void tep_route_walk(struct tep_rib *r, uint16_t vrf, int family,
 		    tep_route_cb cb, void *arg);
+/* The same from the skip-th route of the family (0-based, in the walk's
+ * order), for at most max routes: how many cb saw. A listing resumed this
+ * way misses or repeats a route only if the table changed in between. */
+uint64_t tep_route_walk_range(struct tep_rib *r, uint16_t vrf, int family,
+			      uint64_t skip, uint64_t max, tep_route_cb cb,
+			      void *arg);
 
 /* How many routes (in all VRFs) use next hops of this type and id. */
 uint32_t tep_nh_users(const struct tep_rib *r, enum tep_nh_type type,

@@ -195,7 +195,7 @@ tick_fn(struct tep_ctl_ctx *ctx, void *arg, struct tep_out *out,
 	return 0;
 }
 
-/* tick [COUNT [PAD [INTERVAL_MS]]] */
+/* tick [COUNT [PAD [INTERVAL_MS]]]; INTERVAL_MS 0: paced by the reader */
 static int
 tick_cmd(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *out,
 	 struct tep_err *err)
@@ -212,7 +212,9 @@ tick_cmd(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *out,
 		interval = (unsigned int)atoi(argv[2]);
 	if (a->size > sizeof(pad))
 		a->size = sizeof(pad);
-	rc = tep_ctl_stream_start(ctx, interval, tick_fn, a, tick_free);
+	rc = interval == 0 ?
+	     tep_ctl_stream_start_paced(ctx, tick_fn, a, tick_free) :
+	     tep_ctl_stream_start(ctx, interval, tick_fn, a, tick_free);
 	if (rc != 0) {
 		free(a);
 		return tep_err_set(err, rc, "stream refused");
@@ -982,6 +984,44 @@ test_slow_reader(void **state)
 	} while (n > 0);
 	assert_int_equal(n, 0);
 	close(slow);
+}
+
+/*
+ * A paced stream (a listing in pieces) and a client that reads nothing
+ * for 1.5 s: 2000 items of 1 KiB, twice the queue's cap, would get it
+ * dropped on a clock. Paced, the items wait for it: it is not dropped,
+ * and then reads every item, in order, and the end.
+ */
+static void
+test_paced_stream(void **state)
+{
+	char *argv[] = { "tick", "2000", "1024", "0", NULL };
+	uint64_t dropped0 = stats(&main_srv).dropped;
+	struct rep r;
+	int fd, items = 0;
+
+	(void)state;
+	fd = cli_connect(main_srv.path);
+	assert_true(fd >= 0);
+	cli_send_argv(fd, 0, 4, argv);
+	usleep(1500 * 1000);
+	assert_int_equal(stats(&main_srv).dropped, dropped0);
+	for (;;) {
+		assert_int_equal(cli_read(fd, &r), 1);
+		assert_int_equal(r.status, 0);
+		if (r.kind == TEP_CTL_REPLY_FINAL) {
+			assert_string_equal(r.body, "done\n");
+			rep_free(&r);
+			break;
+		}
+		items++;
+		rep_free(&r);
+	}
+	/* the command's own item, 1999 ticks' items, then the end */
+	assert_int_equal(items, 2000);
+	assert_int_equal(stats(&main_srv).dropped, dropped0);
+	close(fd);
+	assert_true(wait_streams(0, 5000));
 }
 
 static void
@@ -1939,6 +1979,7 @@ main(void)
 		cmocka_unit_test(test_stream_half_closed),
 		cmocka_unit_test(test_stream_disconnect),
 		cmocka_unit_test(test_slow_reader),
+		cmocka_unit_test(test_paced_stream),
 		cmocka_unit_test(test_socket_files),
 		cmocka_unit_test(test_second_server_refused),
 		cmocka_unit_test(test_stale_and_foreign_files),
