@@ -197,24 +197,18 @@ ovs_start() {	# DIR PCAP MODE SIZE: a private OVS, configured, forwarding
 		-- add-port br-int vx0 -- set Interface vx0 type=vxlan \
 			ofport_request=2 options:remote_ip=198.51.100.2 \
 			options:local_ip=198.51.100.1 options:key=42 "${csum[@]}"
-	if [ "$mode" = decap ]; then
-		# VXLAN in on the underlay, the inner frames out to a sink
-		vsctl --no-wait \
-			-- add-port br-phy pcap0 -- set Interface pcap0 type=dpdk \
-				ofport_request=1 mtu_request=$mtu \
-				options:dpdk-devargs="\"net_pcap0,rx_pcap=$pcap,infinite_rx=1\"" \
-			-- add-port br-int null0 -- set Interface null0 type=dpdk \
-				ofport_request=1 mtu_request=$mtu \
-				options:dpdk-devargs="\"net_null0,no-rx=1\""
-	else
-		vsctl --no-wait \
-			-- add-port br-int pcap0 -- set Interface pcap0 type=dpdk \
-				ofport_request=1 mtu_request=$mtu \
-				options:dpdk-devargs="\"net_pcap0,rx_pcap=$pcap,infinite_rx=1\"" \
-			-- add-port br-phy null0 -- set Interface null0 type=dpdk \
-				ofport_request=1 mtu_request=$mtu \
-				options:dpdk-devargs="\"net_null0,no-rx=1\""
-	fi
+	# encap: tenant frames into br-int, the tunnel's out of br-phy;
+	# decap: VXLAN into br-phy (the underlay), the inner frames out of
+	# br-int to a sink
+	local pbr=br-int nbr=br-phy
+	[ "$mode" = decap ] && { pbr=br-phy; nbr=br-int; }
+	vsctl --no-wait \
+		-- add-port "$pbr" pcap0 -- set Interface pcap0 type=dpdk \
+			ofport_request=1 mtu_request=$mtu \
+			options:dpdk-devargs="\"net_pcap0,rx_pcap=$pcap,infinite_rx=1\"" \
+		-- add-port "$nbr" null0 -- set Interface null0 type=dpdk \
+			ofport_request=1 mtu_request=$mtu \
+			options:dpdk-devargs="\"net_null0,no-rx=1\""
 	ip netns exec "$NS" "$VSWITCHD" "unix:$d/run/db.sock" --unixctl="$d/run/vswitchd.ctl" \
 		--no-chdir --log-file="$d/log/ovs-vswitchd.log" -vconsole:off \
 		-vnetdev_dpdk:file:dbg </dev/null >"$d/log/vswitchd.out" 2>&1 &
