@@ -6,7 +6,8 @@
  * lib/fib's additions for FPM: tep_route_replace() (add, or rewrite a
  * route's next hop in place) and tep_route_exact(); next hops that differ
  * only by proto or FPM generation are distinct entries, and replacing
- * releases the old one; the per-next-hop word (nh_adj, conf.nh_init).
+ * releases the old one; the per-next-hop word (nh_adj, conf.nh_init);
+ * the walk in pieces (tep_route_walk_range).
  * Needs the EAL (rte_fib): --no-huge, no shared config.
  */
 
@@ -223,6 +224,106 @@ test_nh_adj(void **state)
 	r->conf.nh_init = NULL;
 }
 
+/* The routes a walk gave, in order, as "ADDR-BYTES/DEPTH" keys. */
+struct walk_log {
+	int n;
+	char key[64][40];
+};
+
+static void
+log_route(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+	  const struct tep_nh *nh)
+{
+	struct walk_log *l = arg;
+	int i, len = 0, k;
+
+	(void)nh;
+	assert_true(l->n < (int)RTE_DIM(l->key));
+	for (i = 0; i < (family == 4 ? 4 : 16); i++) {
+		k = snprintf(l->key[l->n] + len, sizeof(l->key[0]) - len,
+			     "%02x", pfx[i]);
+		len += k;
+	}
+	snprintf(l->key[l->n] + len, sizeof(l->key[0]) - len, "/%u", depth);
+	l->n++;
+}
+
+/*
+ * A listing in pieces (route show): for each family, pieces of every
+ * size from 1 to past the end, each resumed at the position where the
+ * last stopped, give exactly the full walk, in its order (the default
+ * route included, which the trie keeps apart), and a piece reports how
+ * many routes it gave.
+ */
+static void
+test_walk_range(void **state)
+{
+	static const uint8_t d4[][5] = {
+		{ 0, 0, 0, 0, 0 }, { 10, 0, 0, 0, 8 }, { 10, 1, 0, 0, 16 },
+		{ 10, 1, 2, 0, 24 }, { 10, 1, 2, 3, 32 }, { 198, 18, 0, 0, 15 },
+		{ 198, 19, 7, 0, 24 },
+	};
+	struct tep_nh bh = { .type = TEP_NHT_BLACKHOLE };
+	struct walk_log full, parts;
+	uint8_t a[16];
+	char err[256];
+	uint64_t pos, got, piece;
+	int fam, i;
+
+	(void)state;
+	for (i = 0; i < (int)RTE_DIM(d4); i++)
+		assert_int_equal(tep_route_add(rib, 0, 4, d4[i], d4[i][4], &bh,
+					       err, sizeof(err)), 0);
+	/* ::/0, 2001:db8::/32, 2001:db8:N::/48 (N 1-3), 2001:db8:1:N::/64
+	 * (N 1-3), 2001:db8::1/128 */
+	for (i = 0; i < 9; i++) {
+		uint8_t depth = i == 0 ? 0 : i == 1 ? 32 : i < 5 ? 48 :
+				i < 8 ? 64 : 128;
+
+		memset(a, 0, sizeof(a));
+		if (i > 0) {
+			a[0] = 0x20; a[1] = 0x01; a[2] = 0x0d; a[3] = 0xb8;
+		}
+		if (depth == 48)
+			a[5] = (uint8_t)(i - 1);
+		if (depth == 64) {
+			a[5] = 1;
+			a[7] = (uint8_t)(i - 4);
+		}
+		if (depth == 128)
+			a[15] = 1;
+		assert_int_equal(tep_route_add(rib, 0, 6, a, depth, &bh, err,
+					       sizeof(err)), 0);
+	}
+	for (fam = 4; fam <= 6; fam += 2) {
+		memset(&full, 0, sizeof(full));
+		tep_route_walk(rib, 0, fam, log_route, &full);
+		assert_int_equal(full.n, fam == 4 ? (int)RTE_DIM(d4) : 9);
+		for (piece = 1; piece <= (uint64_t)full.n + 1; piece++) {
+			memset(&parts, 0, sizeof(parts));
+			pos = 0;
+			do {
+				got = tep_route_walk_range(rib, 0, fam, pos,
+							   piece, log_route,
+							   &parts);
+				assert_true(got <= piece);
+				assert_int_equal(parts.n, (int)(pos + got));
+				pos += got;
+			} while (got == piece);
+			assert_int_equal(parts.n, full.n);
+			for (i = 0; i < full.n; i++)
+				assert_string_equal(parts.key[i],
+						    full.key[i]);
+		}
+		/* past the end: nothing */
+		assert_int_equal(tep_route_walk_range(rib, 0, fam, full.n, 5,
+						      log_route, &parts), 0);
+	}
+	for (i = 0; i < (int)RTE_DIM(d4); i++)
+		assert_int_equal(tep_route_del(rib, 0, 4, d4[i], d4[i][4],
+					       err, sizeof(err)), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -236,6 +337,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_replace_v4),
 		cmocka_unit_test(test_replace_v6),
 		cmocka_unit_test(test_nh_adj),
+		cmocka_unit_test(test_walk_range),
 	};
 
 	(void)argc;
