@@ -202,17 +202,16 @@ tep_ctl_reply_fd(struct tep_ctl_ctx *ctx, int fd)
 
 /* ---- streaming --------------------------------------------------------- */
 
-int
-tep_ctl_stream_start(struct tep_ctl_ctx *ctx, unsigned int interval_ms,
-		     tep_ctl_tick_fn tick, void *arg,
-		     void (*arg_free)(void *arg))
+/* Both kinds of stream; interval_ms 0 is the paced one (checked by the
+ * callers). */
+static int
+stream_setup(struct tep_ctl_ctx *ctx, unsigned int interval_ms,
+	     tep_ctl_tick_fn tick, void *arg, void (*arg_free)(void *arg))
 {
 	if (!ctx->can_stream)
 		return ENOTSUP;
 	if (ctx->cmd == NULL || !(ctx->cmd->flags & TEP_CTL_CMD_STREAM) ||
-	    ctx->stream_set || tick == NULL ||
-	    interval_ms < TEP_CTL_STREAM_MIN_MS ||
-	    interval_ms > TEP_CTL_STREAM_MAX_MS)
+	    ctx->stream_set || tick == NULL)
 		return EINVAL;
 	ctx->stream.interval_ms = interval_ms;
 	ctx->stream.tick = tick;
@@ -223,15 +222,21 @@ tep_ctl_stream_start(struct tep_ctl_ctx *ctx, unsigned int interval_ms,
 }
 
 int
+tep_ctl_stream_start(struct tep_ctl_ctx *ctx, unsigned int interval_ms,
+		     tep_ctl_tick_fn tick, void *arg,
+		     void (*arg_free)(void *arg))
+{
+	if (ctx->can_stream && (interval_ms < TEP_CTL_STREAM_MIN_MS ||
+				interval_ms > TEP_CTL_STREAM_MAX_MS))
+		return EINVAL;
+	return stream_setup(ctx, interval_ms, tick, arg, arg_free);
+}
+
+int
 tep_ctl_stream_start_paced(struct tep_ctl_ctx *ctx, tep_ctl_tick_fn tick,
 			   void *arg, void (*arg_free)(void *arg))
 {
-	int rc = tep_ctl_stream_start(ctx, TEP_CTL_STREAM_MIN_MS, tick, arg,
-				      arg_free);
-
-	if (rc == 0)
-		ctx->stream.interval_ms = 0;
-	return rc;
+	return stream_setup(ctx, 0, tick, arg, arg_free);
 }
 
 void

@@ -96,18 +96,18 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 		uint8_t *ip = eth + 14;
+		bool big = m->pkt_len - 14 > op->mtu;
 		const uint8_t *to;
 		uint64_t mac;
 
-		if (nout == RTE_DIM(out) ||
-		    unlikely(m->pkt_len - 14 > op->mtu)) {
+		if (nout == RTE_DIM(out) || unlikely(big)) {
 			/* Fragments (or the full queue) go out after the
 			 * packets before them. */
 			dp_tx_enqueue_run(w, nh->port, out, nout, ol_or);
 			w->cnt->vrf[w->vrf].routed += nout;
 			nout = 0;
 			ol_or = 0;
-			if (m->pkt_len - 14 > op->mtu) {
+			if (big) {
 				dp_too_big(w, m, nh, ip, family, op->mtu);
 				continue;
 			}
