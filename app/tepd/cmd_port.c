@@ -83,6 +83,9 @@ out_offload(struct tep_out *o, const struct tep_port *p)
 		    c.hw_csum);
 	tep_out_u64(o, "sw_inner_csum", ", in software %" PRIu64 "\n",
 		    c.sw_csum);
+	tep_out_str(o, "source_port_hash", "    tunnel source port from: %s\n",
+		    p->rx_rss_hash ? "the NIC's RSS hash" :
+		    "tepd's hash (CRC32 of the inner addresses and ports)");
 	tep_out_str(o, "rx_jumbo", "    long frames: %s",
 		    p->rx_scatter ? "scattered into a chain" :
 		    "one buffer a frame");

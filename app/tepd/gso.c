@@ -69,7 +69,8 @@ tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
 		s->hash = m->hash;
 		/* Pending checksum, as a guest's own non-TSO packet */
 		s->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE |
-			      RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+			      RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+			      (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH);
 		s->packet_type = m->packet_type;
 		off += n;
 		left -= n;

@@ -239,7 +239,7 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	struct rte_mempool *rx_pool;
-	uint64_t want_tx = 0;
+	uint64_t want_tx = 0, rss_hf;
 	uint16_t q, mtu;
 	int ret;
 
@@ -265,16 +265,26 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 	p->nb_rxq = (uint16_t)RTE_MIN(info.max_rx_queues, tep.nb_workers);
 
 	memset(&conf, 0, sizeof(conf));
-	if (p->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
+	/* RSS spreads flows over the workers' queues, and where the NIC
+	 * can hand its hash to the mbuf, that hash is the flow's source port
+	 * entropy on encapsulation (one CRC32 pass over the headers less per
+	 * packet): RSS on even for one queue then. */
+	rss_hf = info.flow_type_rss_offloads &
+		 (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP);
+	p->rx_rss_hash = rss_hf != 0 &&
+			 (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH);
+	if (rss_hf != 0 && (p->nb_rxq > 1 || p->rx_rss_hash)) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
-			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP);
+		conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
 	}
 	conf.rxmode.offloads = info.rx_offload_capa &
 			       (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 				RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
 				RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
 				RTE_ETH_RX_OFFLOAD_SCATTER);
+	/* ethdev refuses the hash without RSS mode */
+	if (p->rx_rss_hash)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	port_jumbo_caps(p, &info, &rx_pool);
 	/* The PMD's receive limit follows the MTU where it has one (a NIC
 	 * drops longer frames); where tepd knows better than the PMD's

@@ -152,6 +152,7 @@ struct tep_port {
 	/* jumbo frames (port.c): how RX takes a frame and how big one may be */
 	uint16_t max_mtu;	/* what `port set mtu` accepts */
 	uint8_t rx_scatter;	/* RX chains buffers (RTE_ETH_RX_OFFLOAD_SCATTER) */
+	bool rx_rss_hash;	/* RX gives the NIC's RSS hash (RTE_ETH_RX_OFFLOAD_RSS_HASH) */
 	uint32_t rx_buf;	/* bytes one RX buffer holds */
 	char mtu_limit[96];	/* where max_mtu comes from, for errors and
 				 * offload show */

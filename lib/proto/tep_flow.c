@@ -202,7 +202,7 @@ flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len,
  */
 static inline __attribute__((always_inline)) void
 flow_l3(const uint8_t *buf, size_t hdr_room, const struct tep_l3_info *l3,
-	struct tep_flow *f)
+	bool hash_given, struct tep_flow *f)
 {
 	const uint8_t *ip = buf + f->l3_off;
 	uint32_t l4_off = f->l3_off + (uint32_t)l3->l3_len;
@@ -222,7 +222,8 @@ flow_l3(const uint8_t *buf, size_t hdr_room, const struct tep_l3_info *l3,
 				tep_ipv4_phdr_sum(ip + 12, ip + 16,
 						  l3->l4_proto,
 						  (uint16_t)l4_len));
-		f->hash = hash_bytes(ip + 12, 8, l3->l4_proto);
+		if (!hash_given)
+			f->hash = hash_bytes(ip + 12, 8, l3->l4_proto);
 	} else {
 		f->tos = (uint8_t)(tep_rd16(ip) >> 4);
 		f->df = 1;
@@ -231,11 +232,12 @@ flow_l3(const uint8_t *buf, size_t hdr_room, const struct tep_l3_info *l3,
 				l4_room(hdr_room, l4_off), false,
 				tep_ipv6_phdr_sum(ip + 8, ip + 24,
 						  l3->l4_proto, l4_len));
-		f->hash = hash_bytes(ip + 8, 32, l3->l4_proto);
+		if (!hash_given)
+			f->hash = hash_bytes(ip + 8, 32, l3->l4_proto);
 	}
 	f->l4.l4_end = (uint16_t)(f->l3_off + f->ip_len);
 	f->l4.l3_off = f->l3_off;
-	if (f->sport | f->dport)
+	if (!hash_given && (f->sport | f->dport))
 		f->hash = rte_hash_crc_4byte((uint32_t)f->sport << 16 | f->dport,
 					     f->hash);
 }
@@ -291,7 +293,24 @@ tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 	}
 	if (r != TEP_R_OK)
 		return r;
-	flow_l3(buf, hdr_room, &l3, f);
+	flow_l3(buf, hdr_room, &l3, false, f);
+	return TEP_R_OK;
+}
+
+/* Both kinds of tep_flow_parse_l3(): hash_given is a constant at each
+ * call, so neither carries the other's branch. */
+static inline __attribute__((always_inline)) enum tep_reason
+flow_parse_l3(const uint8_t *buf, size_t hdr_room, bool eth,
+	      const struct tep_l3_info *l3, bool hash_given, uint32_t hash,
+	      struct tep_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->l4.kind = TEP_L4_NONE;
+	f->l3_off = eth ? 14 : 0;
+	f->hash = hash;
+	if (hdr_room < f->l3_off + (size_t)l3->l3_len)
+		return TEP_R_HDR_SPLIT;
+	flow_l3(buf, hdr_room, l3, hash_given, f);
 	return TEP_R_OK;
 }
 
@@ -299,11 +318,13 @@ enum tep_reason
 tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room, bool eth,
 		  const struct tep_l3_info *l3, struct tep_flow *f)
 {
-	memset(f, 0, sizeof(*f));
-	f->l4.kind = TEP_L4_NONE;
-	f->l3_off = eth ? 14 : 0;
-	if (hdr_room < f->l3_off + (size_t)l3->l3_len)
-		return TEP_R_HDR_SPLIT;
-	flow_l3(buf, hdr_room, l3, f);
-	return TEP_R_OK;
+	return flow_parse_l3(buf, hdr_room, eth, l3, false, 0, f);
+}
+
+enum tep_reason
+tep_flow_parse_l3_hashed(const uint8_t *buf, size_t hdr_room, bool eth,
+			 const struct tep_l3_info *l3, uint32_t hash,
+			 struct tep_flow *f)
+{
+	return flow_parse_l3(buf, hdr_room, eth, l3, true, hash, f);
 }

@@ -212,6 +212,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(tep_flow_parse_l3(inner, d.inner_len, eth, &l3,
 						&g) == TEP_R_OK);
 			CHECK(memcmp(&f, &g, sizeof(f)) == 0);
+			/* With the NIC's hash: only the hash differs. */
+			memset(&g, 0xa5, sizeof(g));
+			CHECK(tep_flow_parse_l3_hashed(inner, d.inner_len, eth,
+						       &l3, 0x9e3779b9u,
+						       &g) == TEP_R_OK);
+			CHECK(g.hash == 0x9e3779b9u);
+			g.hash = f.hash;
+			CHECK(memcmp(&f, &g, sizeof(f)) == 0);
 		}
 	}
 	free(inner);

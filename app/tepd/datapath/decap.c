@@ -285,8 +285,10 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	 * The inner checksum is known good when the NIC checked it, or from
 	 * headers alone when the outer UDP checksum was verified (a guest
 	 * behind vhost-user is then spared its own check). A bad one is
-	 * not dropped: end hosts check their own checksums. */
-	m->ol_flags &= ~TEP_RXCSUM_FLAGS;
+	 * not dropped: end hosts check their own checksums. Nor does the
+	 * NIC's RSS hash, which was of the outer headers: sent on into a
+	 * tunnel, the inner packet is hashed by tepd. */
+	m->ol_flags &= ~(TEP_RXCSUM_FLAGS | RTE_MBUF_F_RX_RSS_HASH);
 	if (tep_rxcsum_inner_good(&rv, &d) ||
 	    (tep_rxcsum_outer_verified(&rv, &d) && inner_csum_good(buf, &d))) {
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;

@@ -239,14 +239,27 @@ encap_inner(struct worker *w, struct rte_mbuf *m, int family,
 		inner = (uint8_t *)rte_pktmbuf_adj(m, 14);
 	}
 	/* Validated by dp_classify(), which described the IP header in l3:
-	 * only L4 is located and the flow hashed. A chain's headers are in
-	 * its first segment (rx pulled them up). */
-	if (likely(l3 != NULL && l3->l3_len != 0))
-		r = tep_flow_parse_l3(inner, m->data_len, t->tmpl.inner_eth,
-				      l3, f);
-	else
+	 * only L4 is located and the flow hashed, or not even hashed when
+	 * the NIC did it (RSS, over the same addresses and ports). A
+	 * chain's headers are in its first segment (rx pulled them up). */
+	if (likely(l3 != NULL && l3->l3_len != 0)) {
+		if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+			r = tep_flow_parse_l3_hashed(inner, m->data_len,
+						     t->tmpl.inner_eth, l3,
+						     m->hash.rss, f);
+		else
+			r = tep_flow_parse_l3(inner, m->data_len,
+					      t->tmpl.inner_eth, l3, f);
+	} else {
 		r = tep_flow_parse_seg(inner, m->data_len, m->pkt_len,
 				       t->tmpl.inner_eth, f);
+		/* tepd's fragments and segments of one packet carry its
+		 * RSS hash: the same source port as its unfragmented
+		 * fellows, so a flow is not spread over two paths. */
+		if ((m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
+		    f->ip_version != 0)
+			f->hash = m->hash.rss;
+	}
 	if (unlikely(r != TEP_R_OK)) {
 		w->cnt->tun[t->id].drop[TEP_R_HDR_SPLIT]++;
 		dp_drop(w, m, TEP_R_HDR_SPLIT);

@@ -31,6 +31,8 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 {
 	struct rte_mbuf *frags[FRAGS_MAX];
 	uint16_t port = m->port, cport = tep_cnt_port_of(m);
+	uint64_t rss = m->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
+	uint32_t rss_hash = m->hash.rss;
 	uint8_t eth[14], *ip;
 	uint32_t ihl, tot;
 	int n, i, k;
@@ -92,7 +94,8 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		tep_wr16(ip + 10, 0);
 		tep_wr_csum(ip + 10, tep_ipv4_hdr_csum(ip, (ip[0] & 0xfu) * 4u));
 		f->port = port;
-		f->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		f->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | rss;
+		f->hash.rss = rss_hash;
 	}
 	/* The fragments take the packet's path together. */
 	if (nh->type == TEP_NHT_TUNNEL)
