@@ -297,34 +297,18 @@ tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 	return TEP_R_OK;
 }
 
-/* Both kinds of tep_flow_parse_l3(): hash_given is a constant at each
- * call, so neither carries the other's branch. */
-static inline __attribute__((always_inline)) enum tep_reason
-flow_parse_l3(const uint8_t *buf, size_t hdr_room, bool eth,
-	      const struct tep_l3_info *l3, bool hash_given, uint32_t hash,
-	      struct tep_flow *f)
+enum tep_reason
+tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room, bool eth,
+		  const struct tep_l3_info *l3, const uint32_t *hash,
+		  struct tep_flow *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->l4.kind = TEP_L4_NONE;
 	f->l3_off = eth ? 14 : 0;
-	f->hash = hash;
+	if (hash != NULL)
+		f->hash = *hash;
 	if (hdr_room < f->l3_off + (size_t)l3->l3_len)
 		return TEP_R_HDR_SPLIT;
-	flow_l3(buf, hdr_room, l3, hash_given, f);
+	flow_l3(buf, hdr_room, l3, hash != NULL, f);
 	return TEP_R_OK;
-}
-
-enum tep_reason
-tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room, bool eth,
-		  const struct tep_l3_info *l3, struct tep_flow *f)
-{
-	return flow_parse_l3(buf, hdr_room, eth, l3, false, 0, f);
-}
-
-enum tep_reason
-tep_flow_parse_l3_hashed(const uint8_t *buf, size_t hdr_room, bool eth,
-			 const struct tep_l3_info *l3, uint32_t hash,
-			 struct tep_flow *f)
-{
-	return flow_parse_l3(buf, hdr_room, eth, l3, true, hash, f);
 }

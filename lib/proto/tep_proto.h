@@ -160,20 +160,14 @@ struct tep_l3_info {
  * the L4 header is located and the flow hashed. Ethernet, when `eth`, is
  * untagged. The result is the one tep_flow_parse_seg() gives; the IP
  * header must lie within hdr_room (else TEP_R_HDR_SPLIT).
+ * hash, when not NULL, is the flow's hash already known (a NIC's RSS
+ * hash of the packet, Toeplitz over its addresses and ports: as good a
+ * source of entropy): f->hash is that, and none is computed.
  */
 enum tep_reason tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room,
 				  bool eth, const struct tep_l3_info *l3,
-				  struct tep_flow *f);
+				  const uint32_t *hash, struct tep_flow *f);
 
-/*
- * tep_flow_parse_l3() with the flow hash given rather than computed: a
- * NIC's RSS hash of the same packet (Toeplitz over its addresses and
- * ports), which is as good a source of entropy and costs nothing here.
- * f->hash is `hash`; everything else is what tep_flow_parse_l3() gives.
- */
-enum tep_reason tep_flow_parse_l3_hashed(const uint8_t *buf, size_t hdr_room,
-					 bool eth, const struct tep_l3_info *l3,
-					 uint32_t hash, struct tep_flow *f);
 
 /* Map a flow hash into [lo, hi] (RFC 7348 section 5: source port entropy). */
 static inline uint16_t

@@ -206,18 +206,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				.l4_usable = f.ip_version == 6 ||
 					     !(tep_ref_rd16(ip + 6) & 0x3fff),
 			};
+			const uint32_t rss = 0x9e3779b9u;
 			struct tep_flow g;
 
 			memset(&g, 0x5a, sizeof(g));
 			CHECK(tep_flow_parse_l3(inner, d.inner_len, eth, &l3,
-						&g) == TEP_R_OK);
+						NULL, &g) == TEP_R_OK);
 			CHECK(memcmp(&f, &g, sizeof(f)) == 0);
 			/* With the NIC's hash: only the hash differs. */
 			memset(&g, 0xa5, sizeof(g));
-			CHECK(tep_flow_parse_l3_hashed(inner, d.inner_len, eth,
-						       &l3, 0x9e3779b9u,
-						       &g) == TEP_R_OK);
-			CHECK(g.hash == 0x9e3779b9u);
+			CHECK(tep_flow_parse_l3(inner, d.inner_len, eth, &l3,
+						&rss, &g) == TEP_R_OK);
+			CHECK(g.hash == rss);
 			g.hash = f.hash;
 			CHECK(memcmp(&f, &g, sizeof(f)) == 0);
 		}

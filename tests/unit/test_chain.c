@@ -432,55 +432,6 @@ test_flow_seg(void **state)
 	}
 }
 
-/*
- * Given the NIC's RSS hash, tep_flow_parse_l3_hashed() finds the same flow
- * as tep_flow_parse() and keeps that hash as the flow's. The l3 info is
- * built here from the frame's own bytes, as a classifier would.
- */
-static void
-test_flow_l3_hashed(void **state)
-{
-	static uint8_t frame[MAXF];
-	int i;
-
-	(void)state;
-	for (i = 0; i < ROUNDS; i++) {
-		uint32_t len = mk_inner(frame, below(9000), i & 1);
-		uint32_t rss = (uint32_t)below(0x7fffffff) * 2654435761u;
-		const uint8_t *ip = frame + 14;
-		struct tep_l3_info l3 = { 0 };
-		struct tep_flow a, b, c;
-
-		assert_int_equal(tep_flow_parse(frame, len, true, &a), TEP_R_OK);
-		l3.family = (uint8_t)(ip[0] >> 4);
-		if (l3.family == 4) {
-			l3.l3_len = (uint16_t)((ip[0] & 0xf) * 4);
-			l3.ip_len = tep_ref_rd16(ip + 2);
-			l3.l4_proto = ip[9];
-			l3.l4_usable = !(tep_ref_rd16(ip + 6) & 0x3fff);
-		} else {
-			l3.l3_len = 40;
-			l3.ip_len = (uint16_t)(40 + tep_ref_rd16(ip + 4));
-			l3.l4_proto = ip[6];
-			l3.l4_usable = 1;
-		}
-		assert_int_equal(tep_flow_parse_l3(frame, len, true, &l3, &b),
-				 TEP_R_OK);
-		memset(&c, 0xa5, sizeof(c));
-		assert_int_equal(tep_flow_parse_l3_hashed(frame, len, true, &l3,
-							  rss, &c), TEP_R_OK);
-		assert_int_equal(c.hash, rss);
-		assert_int_equal(b.hash, a.hash);
-		c.hash = a.hash;
-		assert_memory_equal(&a, &b, sizeof(a));
-		assert_memory_equal(&a, &c, sizeof(a));
-		/* header out of reach: refused, as without the hash */
-		assert_int_equal(tep_flow_parse_l3_hashed(frame, 20, true, &l3,
-							  rss, &c),
-				 TEP_R_HDR_SPLIT);
-	}
-}
-
 int
 main(void)
 {
@@ -490,7 +441,6 @@ main(void)
 		cmocka_unit_test(test_l4_complete_chain),
 		cmocka_unit_test(test_trim_pullup),
 		cmocka_unit_test(test_flow_seg),
-		cmocka_unit_test(test_flow_l3_hashed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

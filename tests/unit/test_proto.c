@@ -634,6 +634,8 @@ test_flow_parse_l3_agrees(void **state)
 		size_t ilen = make_inner(buf, eth, v6, kind, round & 1);
 		const uint8_t *ip = buf + (eth ? 14 : 0);
 		struct tep_l3_info l3 = { 0 };
+		/* any value: an RSS hash is opaque to tepd */
+		const uint32_t rss = 0x9e3779b9u * (uint32_t)(round + 1);
 		struct tep_flow f, g;
 
 		if (frag && v6)
@@ -649,16 +651,31 @@ test_flow_parse_l3_agrees(void **state)
 		memset(&f, 0xa5, sizeof(f));
 		memset(&g, 0x5a, sizeof(g));
 		assert_int_equal(tep_flow_parse(buf, ilen, eth, &f), TEP_R_OK);
-		assert_int_equal(tep_flow_parse_l3(buf, ilen, eth, &l3, &g),
-				 TEP_R_OK);
+		assert_int_equal(tep_flow_parse_l3(buf, ilen, eth, &l3, NULL,
+						   &g), TEP_R_OK);
 		if (memcmp(&f, &g, sizeof(f)) != 0)
 			fail_msg("eth %d v6 %d kind %d frag %d: differs",
 				 eth, v6, kind, frag);
 		if (frag)
 			assert_int_equal(g.l4.kind, TEP_L4_NONE);
+		/* Given a NIC's RSS hash: that is the flow's hash, and the
+		 * rest is the same. */
+		memset(&g, 0x3c, sizeof(g));
+		assert_int_equal(tep_flow_parse_l3(buf, ilen, eth, &l3, &rss,
+						   &g), TEP_R_OK);
+		assert_int_equal(g.hash, rss);
+		g.hash = f.hash;
+		if (memcmp(&f, &g, sizeof(f)) != 0)
+			fail_msg("eth %d v6 %d kind %d frag %d: differs with "
+				 "the hash given", eth, v6, kind, frag);
 		/* A header past the readable part is named, not read. */
 		assert_int_equal(tep_flow_parse_l3(buf, (eth ? 14 : 0) +
-						   l3.l3_len - 1, eth, &l3, &g),
+						   l3.l3_len - 1, eth, &l3,
+						   NULL, &g),
+				 TEP_R_HDR_SPLIT);
+		assert_int_equal(tep_flow_parse_l3(buf, (eth ? 14 : 0) +
+						   l3.l3_len - 1, eth, &l3,
+						   &rss, &g),
 				 TEP_R_HDR_SPLIT);
 	}
 }

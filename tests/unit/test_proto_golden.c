@@ -249,7 +249,7 @@ inner_flow(const struct golden_vec *v, const uint8_t *inner, size_t len,
 
 		memset(&g, 0x5a, sizeof(g));
 		assert_int_equal(tep_flow_parse_l3(inner, len, v->inner_eth,
-						   &l3i, &g), TEP_R_OK);
+						   &l3i, NULL, &g), TEP_R_OK);
 		if (memcmp(&g, f, sizeof(g)) != 0)
 			fail_msg("%s: tep_flow_parse_l3 differs from "
 				 "tep_flow_parse", v->name);

@@ -243,13 +243,9 @@ encap_inner(struct worker *w, struct rte_mbuf *m, int family,
 	 * the NIC did it (RSS, over the same addresses and ports). A
 	 * chain's headers are in its first segment (rx pulled them up). */
 	if (likely(l3 != NULL && l3->l3_len != 0)) {
-		if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-			r = tep_flow_parse_l3_hashed(inner, m->data_len,
-						     t->tmpl.inner_eth, l3,
-						     m->hash.rss, f);
-		else
-			r = tep_flow_parse_l3(inner, m->data_len,
-					      t->tmpl.inner_eth, l3, f);
+		r = tep_flow_parse_l3(inner, m->data_len, t->tmpl.inner_eth,
+				      l3, (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
+				      &m->hash.rss : NULL, f);
 	} else {
 		r = tep_flow_parse_seg(inner, m->data_len, m->pkt_len,
 				       t->tmpl.inner_eth, f);
