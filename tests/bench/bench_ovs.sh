@@ -52,7 +52,9 @@ PHY_MAC=02:00:00:00:00:01
 # The same EAL options as bench_pipeline.sh, for testpmd_mpps.
 # shellcheck disable=SC2034
 if [ -n "${HUGE:-}" ]; then
-	EAL="-l 0-1 -m 1536 --no-pci --log-level=lib.eal:error"
+	# --huge-unlink: no hugepage files left behind for the next run
+	# (nor for OVS's --in-memory, which then finds its 1 GiB)
+	EAL="-l 0-1 -m 1536 --huge-unlink --no-pci --log-level=lib.eal:error"
 else
 	EAL="-l 0-1 --no-huge -m 1536 --no-pci --log-level=lib.eal:error"
 fi

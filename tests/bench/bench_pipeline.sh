@@ -54,7 +54,9 @@ trap cleanup EXIT INT TERM
 # hugetlbfs mount) instead of --no-huge's 4 KiB pages, for both tepd and
 # testpmd.
 if [ -n "${HUGE:-}" ]; then
-	EAL="-l 0-1 -m 1536 --no-pci --log-level=lib.eal:error"
+	# --huge-unlink: no hugepage files left behind for the next run
+	# (nor for OVS's --in-memory, which then finds its 1 GiB)
+	EAL="-l 0-1 -m 1536 --huge-unlink --no-pci --log-level=lib.eal:error"
 else
 	EAL="-l 0-1 --no-huge -m 1536 --no-pci --log-level=lib.eal:error"
 fi
