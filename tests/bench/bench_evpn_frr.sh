@@ -77,24 +77,13 @@ bridge -n "$LXR" fdb add 02:00:00:00:11:64 dev vx100 master static
 holder "$DP"
 HD=$HOLDER
 in_dp() { nsenter -t "$HD" -m --net="/run/netns/$DP" -- "$@"; }
-cat >"$WORK/tepd.conf" <<C
-vrf add red table 10
-port set net_af_packet0 role underlay
-addr add 192.0.2.1/24 dev net_af_packet0
-port set net_af_packet1 role access
-port bind net_af_packet1 vrf red
-addr add 198.18.1.1/24 dev net_af_packet1
-evpn vrf red vni 100 rmac 02:00:00:00:11:64
-fpm set quiet 1
-C
+evpn_leaf_conf "$WORK/tepd.conf"
 TEPD_NSENTER=$HD TEPD_ARGS="-N -P 2620 -r $((N + N / 4 + 1024))" \
 	tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
 	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 ||
 	{ fail "tepd did not start"; finish; }
 CTL="$TEPCTL -s $WORK/tepd.sock"
-NSR=$($CTL -j vrf list | $PY -c 'import json,sys
-for v in json.load(sys.stdin)["vrfs"]:
-    if v["name"] == "red": print(v["netns"].rsplit("/", 1)[1])')
+NSR=$($CTL -j vrf list | vrf_netns red)
 
 printf 'hostname dp\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\n' \
 	"$NSR" | frr_put in_dp zebra.conf

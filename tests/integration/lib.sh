@@ -454,6 +454,36 @@ frr_fpm_node() {
 		frr_run "$in" "$d"
 	done
 }
+# vrf_netns VRF: from a `tepctl -j vrf list` on stdin, the name of VRF's
+# namespace, as zebra -n calls the VRF
+vrf_netns() {
+	$PY -c 'import json,sys
+for v in json.load(sys.stdin)["vrfs"]:
+    if v["name"] == sys.argv[1]: print(v["netns"].rsplit("/", 1)[1])' "$1"
+}
+# evpn_leaf_conf FILE [LINE...]: the tepd of the one-leaf EVPN tests in
+# FILE: VRF red (table 10) with L3 VNI 100 and router MAC
+# 02:00:00:00:11:64, the underlay on net_af_packet0 at 192.0.2.1/24, the
+# tenants on net_af_packet1 at 198.18.1.1/24; each LINE one more line
+# before the EVPN one (an address, say)
+evpn_leaf_conf() {
+	local f=$1 l
+	shift
+	{
+		cat <<C
+vrf add red table 10
+port set net_af_packet0 role underlay
+addr add 192.0.2.1/24 dev net_af_packet0
+port set net_af_packet1 role access
+port bind net_af_packet1 vrf red
+addr add 198.18.1.1/24 dev net_af_packet1
+C
+		for l in "$@"; do
+			echo "$l"
+		done
+		printf 'evpn vrf red vni 100 rmac 02:00:00:00:11:64\nfpm set quiet 1\n'
+	} >"$f"
+}
 # frr_put IN FILE: stdin to the node's $FRR_RUN/FILE, FRR's to read
 frr_put() {
 	local r=${FRR_RUN:-/run/frr}

@@ -58,25 +58,13 @@ HL=$HOLDER
 in_dp() { nsenter -t "$HD" -m --net="/run/netns/$DP" -- "$@"; }
 in_lx() { nsenter -t "$HL" -m --net="/run/netns/$LX" -- "$@"; }
 
-cat >"$WORK/tepd.conf" <<C
-vrf add red table 10
-port set net_af_packet0 role underlay
-addr add 192.0.2.1/24 dev net_af_packet0
-port set net_af_packet1 role access
-port bind net_af_packet1 vrf red
-addr add 198.18.1.1/24 dev net_af_packet1
-addr add 2001:db8:1::1/64 dev net_af_packet1
-evpn vrf red vni 100 rmac 02:00:00:00:11:64
-fpm set quiet 1
-C
+evpn_leaf_conf "$WORK/tepd.conf" "addr add 2001:db8:1::1/64 dev net_af_packet1"
 TEPD_NSENTER=$HD TEPD_ARGS="-N -P 2620 -H tepd0" tepd_start "$DP" \
 	"$WORK/tepd.sock" "$WORK/tepd.conf" \
 	--vdev=net_af_packet0,iface=u0 --vdev=net_af_packet1,iface=a0 ||
 	{ fail "tepd did not start"; finish; }
 CTL="$TEPCTL -s $WORK/tepd.sock"
-NSR=$($CTL -j vrf list | $PY -c 'import json,sys
-for v in json.load(sys.stdin)["vrfs"]:
-    if v["name"] == "red": print(v["netns"].rsplit("/", 1)[1])')
+NSR=$($CTL -j vrf list | vrf_netns red)
 
 # ---- the host side ---------------------------------------------------------
 a=$(ip -n "$DP" -4 -o addr show dev tepd0 | awk '{print $4}')

@@ -115,9 +115,7 @@ in_rr() { nsenter -t "$HR" -m --net="/run/netns/$RR" -- "$@"; }
 # ---- tepd ------------------------------------------------------------------
 declare -A NR NB
 nsname() {	# NODE VRF: the VRF's namespace name, as zebra -n calls it
-	ctl "$1" -j vrf list | $PY -c 'import json,sys
-for v in json.load(sys.stdin)["vrfs"]:
-    if v["name"] == sys.argv[1]: print(v["netns"].rsplit("/", 1)[1])' "$2"
+	ctl "$1" -j vrf list | vrf_netns "$2"
 }
 for n in 1 2; do
 	cat >"$WORK/tepd$n.conf" <<C
