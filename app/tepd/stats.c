@@ -179,7 +179,7 @@ const char *
 tep_stage_name(enum tep_stage s)
 {
 	static const char *const names[TEP_ST_MAX] = {
-		"classify", "lookup", "encap", "txprep" };
+		"classify", "lookup", "encap", "inner", "txprep" };
 
 	return s < TEP_ST_MAX ? names[s] : "?";
 }

@@ -240,8 +240,12 @@ struct tep_cnt_tun {
 	uint64_t drop[TEP_R_MAX];
 };
 
-enum tep_stage { TEP_ST_CLASSIFY, TEP_ST_LOOKUP, TEP_ST_ENCAP, TEP_ST_TXPREP,
-		 TEP_ST_MAX };
+/* Pipeline stages timed by tepd -C. classify, lookup and encap (the
+ * dispatch to encap, forward or decap) count each received packet once;
+ * inner counts each decapsulated packet once, for all that follows its
+ * decapsulation (inner classify, lookup in the tunnel's VRF, dispatch). */
+enum tep_stage { TEP_ST_CLASSIFY, TEP_ST_LOOKUP, TEP_ST_ENCAP, TEP_ST_INNER,
+		 TEP_ST_TXPREP, TEP_ST_MAX };
 
 struct tep_lcore_cnt {
 	struct tep_cnt_port port[TEP_PORTS_MAX + 1];	/* + TEP_PORT_CTL */

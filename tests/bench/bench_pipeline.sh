@@ -41,7 +41,8 @@ ROUTES=${ROUTES:-100000}
 DUR=${SECONDS_PER_SAMPLE:-2}
 SAMPLES=${SAMPLES:-3}
 if [ "$SMOKE" = 1 ]; then
-	ROUTES=1000 DUR=1 SAMPLES=1
+	# the smoke run checks the per-stage cycle counters too
+	ROUTES=1000 DUR=1 SAMPLES=1 CYCLES=1
 fi
 WORK=$(mktemp -d /tmp/tepd-bench.XXXXXX)
 PID=
@@ -164,6 +165,16 @@ CONF
 	if [ -n "${CYCLES:-}" ]; then
 		echo "# stages $type ipv$fam $size $mode: $($TEPCTL -s "$WORK/s.sock" stats |
 			grep 'stages' | sed 's/^.*): //')" >&2
+		# Each stage the packets pass has its figure, and only those:
+		# inner (after decapsulation) for decap alone.
+		$TEPCTL -s "$WORK/s.sock" -j stats | $PY -c 'import json,sys
+c = json.load(sys.stdin)["cycles_per_packet"]
+want = ["classify", "lookup", "encap"] + (["inner"] if sys.argv[1] == "decap" else [])
+bad = [s for s in want if c.get(s, 0) == 0] + \
+      [s for s in c if s not in want and s != "txprep" and c[s] != 0]
+if bad:
+    print("stages %s: %s" % (" ".join(bad), c))
+    sys.exit(1)' "$mode" >&2 || echo "$type/ipv$fam/$size/$mode" >>"$WORK/badstages"
 	fi
 	kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
 	printf '%s %.1f\n' "$(printf '%s\n' "${samples[@]}" | median |
@@ -214,5 +225,10 @@ for size in $SIZES; do
 done
 if [ -n "${DEAD:-}" ]; then
 	echo "bench_pipeline: tepd forwarded nothing in:$DEAD" >&2
+	exit 1
+fi
+if [ -s "$WORK/badstages" ]; then
+	echo "bench_pipeline: wrong per-stage cycle counters (tepd -C) in:" \
+		"$(tr '\n' ' ' <"$WORK/badstages")" >&2
 	exit 1
 fi

@@ -26,13 +26,13 @@ for r in $(seq "$ROUNDS"); do
 		NO_REF=1 BUILD=$b CYCLES=1 ROUTES=${ROUTES:-1} SAMPLES=2 \
 			"$HERE/bench_pipeline.sh" "$TYPE" "$FAM" "$SIZE" "$MODE" 2>&1 |
 			awk '/^# stages/ { for (i = 1; i <= NF; i++)
-					     if ($i ~ /^(classify|lookup|encap|txprep)$/)
+					     if ($i ~ /^(classify|lookup|encap|inner|txprep)$/)
 						     s = s " " $(i + 1) }
 			     /^[a-z]/ && $5 != "" { mpps = $5 }
 			     END { print mpps s }' >>"$OUT/$tag"
 	done
 done
-echo "# $TYPE ipv$FAM $SIZE $MODE, $ROUNDS interleaved rounds; columns: Mpps classify lookup encap txprep (cycles/packet)"
+echo "# $TYPE ipv$FAM $SIZE $MODE, $ROUNDS interleaved rounds; columns: Mpps classify lookup encap inner txprep (cycles/packet)"
 for b in "$OLD" "$NEW"; do
 	tag=$(echo "$b" | tr '/' '_')
 	echo "== $b"
