@@ -186,9 +186,13 @@ setup_memory(uint32_t routes, unsigned int host_ports, char *err,
 		.max_routes4 = routes,
 		.max_routes6 = routes,
 		/* tbl8 groups hold prefixes longer than /24 (IPv4) or deeper
-		 * levels (IPv6); 2-byte entries cap them at 32767. */
+		 * levels (IPv6); 2-byte entries cap them at 32767. 22.11's
+		 * IPv6 trie reserves a group per byte past /24 for every
+		 * route, shared or not (5 for a /64): routes/2 groups, the
+		 * cap at the default -r, hold 6553 /64s (routes/16 held 819),
+		 * for 14 MiB more per VRF (docs/commands.md, Notes). */
 		.tbl8_4 = tbl8_groups(routes / 32),
-		.tbl8_6 = tbl8_groups(routes / 16),
+		.tbl8_6 = tbl8_groups(routes / 2),
 		.socket_id = (int)rte_socket_id(),
 		.nh_init = tep_adj_nh_init,
 	};

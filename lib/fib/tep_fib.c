@@ -420,6 +420,8 @@ fib6_rebuild(struct tep_rib *r, struct tep_vrf *v)
 	__atomic_store_n(&v->fib6, neu, __ATOMIC_RELEASE);
 	rcu_wait(r);
 	rte_fib6_free(old);
+	v->fib6_rebuilds++;
+	v->fib6_fresh = true;
 	return 0;
 fail:
 	rte_fib6_free(neu);
@@ -442,8 +444,14 @@ fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
 		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
 	} else {
 		ret = rte_fib6_add(v->fib6, addr, depth, idx);
-		if (ret == -ENOSPC && fib6_rebuild(r, v) == 0)
+		/* A table just rebuilt from unchanged routes is full for
+		 * real: rebuilding it again for every refused route (a
+		 * table's worth of adds each) would only cost time. */
+		if (ret == -ENOSPC && !v->fib6_fresh &&
+		    fib6_rebuild(r, v) == 0)
 			ret = rte_fib6_add(v->fib6, addr, depth, idx);
+		if (ret >= 0)
+			v->fib6_fresh = false;
 	}
 	if (ret >= 0)
 		return 0;
@@ -555,10 +563,12 @@ tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
 	if (ret < 0)
 		return fail(err, errlen, -ret, "vrf \"%s\": delete: %s",
 			    v->name, strerror(-ret));
-	if (family == 4)
+	if (family == 4) {
 		v->routes4--;
-	else
+	} else {
 		v->routes6--;
+		v->fib6_fresh = false;
+	}
 	nh_put(r, (uint32_t)idx);
 	return 0;
 }

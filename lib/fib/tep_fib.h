@@ -85,6 +85,12 @@ struct tep_vrf {
 	struct rte_fib *fib4;
 	struct rte_fib6 *fib6;
 	uint32_t routes4, routes6;
+	/* IPv6 tables rebuilt because 22.11's trie kept the tbl8 groups of
+	 * deleted routes reserved (fib6_rebuild) */
+	uint32_t fib6_rebuilds;
+	/* The IPv6 table was rebuilt from the RIB and no route changed
+	 * since: a rebuild now would reserve just as much. */
+	bool fib6_fresh;
 };
 
 struct tep_rib;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The tepd authors
+#
+# What a VRF's IPv6 table holds with the default -r (65536), against the
+# arithmetic in docs/commands.md (Notes): DPDK 22.11's trie reserves 5
+# tbl8 groups for each /64 and tepd gives IPv6 32767, so 6553 /64 routes
+# fit and the 6554th answers "FIB full", leaving the table as it was. The
+# trie keeps a deleted route's groups reserved: after all 6553 are deleted,
+# 6553 others fit again only because tepd rebuilds the table
+# (fib6_rebuilds in vrf list counts it). IPv4 holds what -r says: 65536
+# /32s, all in one VRF.
+#
+#   tepd in namespace dp, ports net_null0/1
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+FIT6=6553	# floor(32767 / 5)
+DP=$(ns_add dp)
+echo "vrf add cap" >"$WORK/tepd.conf"
+SOCK=$WORK/tepd.sock
+tepd_start "$DP" "$SOCK" "$WORK/tepd.conf" --vdev=net_null0 --vdev=net_null1
+CTL="$TEPCTL -s $SOCK"
+
+# batch FILE: tepctl -b over FILE; prints how many commands failed (one
+# FILE:LINE: line each)
+batch() {
+	local out
+	out=$($CTL -b "$1" 2>&1 >/dev/null || true)
+	grep -c "^tepctl: $1:[0-9]*: " <<<"$out" || true
+}
+# routes6 CMD FIRST N: N route CMD lines for 2001:db8:X::/64, X from FIRST
+routes6() {
+	$PY - "$@" <<-'PY'
+	import sys
+	cmd, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+	for i in range(first, first + n):
+	    tail = " blackhole" if cmd == "add" else ""
+	    print("route %s 2001:db8:%x::/64 vrf cap%s" % (cmd, i, tail))
+	PY
+}
+vrf_cap() {	# FIELD: vrf cap's FIELD in vrf list
+	$CTL -j vrf list | $PY -c 'import json,sys
+for v in json.load(sys.stdin)["vrfs"]:
+    if v["name"] == "cap": print(v[sys.argv[1]])' "$1"
+}
+
+routes6 add 1 "$FIT6" >"$WORK/a.cmds"
+failed=$(batch "$WORK/a.cmds")
+if [ "$failed" = 0 ] && [ "$(vrf_cap routes6)" = "$FIT6" ]; then
+	ok "default -r: $FIT6 IPv6 /64 routes in one VRF"
+else
+	fail "$FIT6 IPv6 /64 routes: $failed failed, routes6 $(vrf_cap routes6)"
+fi
+msg=$($CTL route add 2001:db8:ffff::/64 vrf cap blackhole 2>&1 || true)
+if grep -q "FIB full" <<<"$msg" && [ "$(vrf_cap routes6)" = "$FIT6" ] &&
+   ! $CTL route show vrf cap 2001:db8:ffff::/64 | grep -q .; then
+	ok "the next /64 answers \"FIB full\", nothing changed: $msg"
+else
+	fail "route $((FIT6 + 1)): '$msg', routes6 $(vrf_cap routes6)"
+fi
+# The refusal rebuilt the table once (routes may have been added in an
+# order that reserved more than a fresh build does); more refusals with
+# nothing changed must not rebuild it again, each a table's worth of adds.
+r0=$(vrf_cap fib6_rebuilds)
+routes6 add 49153 200 >"$WORK/over.cmds"
+t0=$(date +%s%N)
+failed=$(batch "$WORK/over.cmds")
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+r1=$(vrf_cap fib6_rebuilds)
+if [ "$r0" = 1 ] && [ "$r1" = 1 ] && [ "$failed" = 200 ]; then
+	ok "200 more refused without a rebuild each (one in all; $ms ms)"
+else
+	fail "200 more: $failed refused, rebuilds $r0 -> $r1, $ms ms"
+fi
+# The lookups still give the routes (the rebuild tried on "full" kept
+# the table whole).
+if $CTL route get 2001:db8:1::1 vrf cap | grep -q "2001:db8:1::/64" &&
+   $CTL route get 2001:db8:1999::1 vrf cap | grep -q "2001:db8:1999::/64"; then
+	ok "route get finds the first and the last after the refusal"
+else
+	fail "route get after the refusal: $($CTL route get 2001:db8:1999::1 vrf cap 2>&1)"
+fi
+
+r0=$(vrf_cap fib6_rebuilds)
+routes6 del 1 "$FIT6" >"$WORK/d.cmds"
+routes6 add 32769 "$FIT6" >"$WORK/a2.cmds"
+failed=$(( $(batch "$WORK/d.cmds") + $(batch "$WORK/a2.cmds") ))
+r1=$(vrf_cap fib6_rebuilds)
+if [ "$failed" = 0 ] && [ "$(vrf_cap routes6)" = "$FIT6" ] && [ "$r1" -gt "$r0" ]; then
+	ok "all deleted, $FIT6 others added: the table was rebuilt ($r0 -> $r1 rebuilds)"
+else
+	fail "delete and re-add: $failed failed, routes6 $(vrf_cap routes6), rebuilds $r0 -> $r1"
+fi
+
+$PY - <<-'PY' >"$WORK/v4.cmds"
+	for i in range(65536):
+	    print("route add 198.18.%d.%d/32 vrf cap blackhole" % (i >> 8, i & 255))
+	PY
+failed=$(batch "$WORK/v4.cmds")
+if [ "$failed" = 0 ] && [ "$(vrf_cap routes4)" = 65536 ]; then
+	ok "default -r: 65536 IPv4 /32 routes in the same VRF"
+else
+	fail "65536 IPv4 /32 routes: $failed failed, routes4 $(vrf_cap routes4)"
+fi
+finish
