@@ -218,7 +218,7 @@ struct route_listing {
 	const struct tep_vrf *v;	/* the VRF must stay the same one */
 	char name[TEP_VRF_NAME_MAX];
 	int family;
-	uint64_t pos;
+	struct tep_walk_cursor cur;
 	bool within;
 	struct route_within rw;
 };
@@ -234,15 +234,14 @@ route_show_piece(struct route_listing *l, struct tep_out *o, uint64_t max)
 	tep_out_open_array(o, "routes");
 	l->rw.o = o;
 	while (max > 0 && l->family != 0) {
-		got = tep_route_walk_range(&tep.rib, l->vrf, l->family, l->pos,
-					   max, l->within ? out_route_within :
-					   out_route, l->within ?
-					   (void *)&l->rw : (void *)o);
-		l->pos += got;
+		got = tep_route_walk_next(&tep.rib, l->vrf, l->family, &l->cur,
+					  max, l->within ? out_route_within :
+					  out_route, l->within ?
+					  (void *)&l->rw : (void *)o);
 		max -= got;
 		if (max > 0) {		/* this family is done */
 			l->family = l->family == 4 && !l->within ? 6 : 0;
-			l->pos = 0;
+			memset(&l->cur, 0, sizeof(l->cur));
 		}
 	}
 	tep_out_close_array(o);

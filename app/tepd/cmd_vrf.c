@@ -116,8 +116,10 @@ cmd_vrf_list(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		tep_out_u64(o, "table", " table %" PRIu64, v->table);
 		tep_out_u64(o, "routes4", " routes4 %" PRIu64, v->routes4);
 		tep_out_u64(o, "routes6", " routes6 %" PRIu64, v->routes6);
+		tep_out_u64(o, "fib4_rebuilds", " fib4_rebuilds %" PRIu64,
+			    v->fib_rebuilds[0]);
 		tep_out_u64(o, "fib6_rebuilds", " fib6_rebuilds %" PRIu64,
-			    v->fib6_rebuilds);
+			    v->fib_rebuilds[1]);
 		if (tep_vrfhost_netns((uint16_t)i) != NULL)
 			tep_out_str(o, "netns", " netns %s",
 				    tep_vrfhost_netns((uint16_t)i));

@@ -297,6 +297,15 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 	p->tx_offloads = conf.txmode.offloads;
 
 	ret = rte_eth_dev_configure(p->id, p->nb_rxq, p->nb_txq, &conf);
+	if (ret != 0 && p->rx_rss_hash && p->nb_rxq == 1) {
+		/* RSS was on for its hash alone: a PMD that will not do it
+		 * with one queue still runs, and tepd hashes the flows. */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
+		conf.rx_adv_conf.rss_conf.rss_hf = 0;
+		conf.rxmode.offloads &= ~RTE_ETH_RX_OFFLOAD_RSS_HASH;
+		p->rx_rss_hash = false;
+		ret = rte_eth_dev_configure(p->id, p->nb_rxq, p->nb_txq, &conf);
+	}
 	if (ret != 0) {
 		snprintf(err, errlen, "port %s: configure: %s", p->name,
 			 strerror(-ret));

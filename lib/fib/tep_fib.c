@@ -121,6 +121,21 @@ tep_vrf_find(const struct tep_rib *r, const char *name)
 	return -1;
 }
 
+static struct rte_fib *
+fib4_create(struct tep_rib *r)
+{
+	struct rte_fib_conf c4 = { 0 };
+	char fname[32];
+
+	c4.type = RTE_FIB_DIR24_8;
+	c4.default_nh = TEP_NH_NONE;
+	c4.max_routes = (int)r->conf.max_routes4;
+	c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
+	c4.dir24_8.num_tbl8 = r->conf.tbl8_4;
+	snprintf(fname, sizeof(fname), "tep4_%u", r->fib_seq++);
+	return rte_fib_create(fname, r->conf.socket_id, &c4);
+}
+
 static struct rte_fib6 *
 fib6_create(struct tep_rib *r)
 {
@@ -198,8 +213,6 @@ int
 tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	    char *err, size_t errlen)
 {
-	struct rte_fib_conf c4 = { 0 };
-	char fname[32];
 	struct tep_vrf *v;
 	int i, slot = -1;
 	size_t used;
@@ -231,16 +244,9 @@ tep_vrf_add(struct tep_rib *r, const char *name, uint32_t table,
 	v->table = table ? table : (uint32_t)slot + 1000;
 	v->id = (uint16_t)slot;
 
-	c4.type = RTE_FIB_DIR24_8;
-	c4.default_nh = TEP_NH_NONE;
-	c4.max_routes = (int)r->conf.max_routes4;
-	c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
-	c4.dir24_8.num_tbl8 = r->conf.tbl8_4;
-	snprintf(fname, sizeof(fname), "tep4_%u", r->fib_seq);
 	used = heap_used(r->conf.socket_id);
-	v->fib4 = rte_fib_create(fname, r->conf.socket_id, &c4);
+	v->fib4 = fib4_create(r);
 	v->fib6 = fib6_create(r);
-	r->fib_seq++;
 	/* the first VRF (default) tells what the next ones will need */
 	if (r->vrf_bytes == 0 && v->fib4 != NULL && v->fib6 != NULL &&
 	    used != 0 && heap_used(r->conf.socket_id) > used)
@@ -383,49 +389,78 @@ route_exact(struct tep_vrf *v, int family, const uint8_t *a, uint8_t depth)
 	return (int64_t)nh;
 }
 
+/* A fresh FIB of one family being filled from the VRF's routes. */
+struct rebuild {
+	const struct tep_rib *r;
+	struct rte_fib *f4;
+	struct rte_fib6 *f6;
+	int err;
+};
+
+static void
+rebuild_add(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+	    const struct tep_nh *nh)
+{
+	struct rebuild *b = arg;
+	uint64_t idx = (uint64_t)(nh - b->r->nh);
+	int ret;
+
+	if (b->err != 0)
+		return;
+	ret = family == 4 ? rte_fib_add(b->f4, ip4_host(pfx), depth, idx) :
+			    rte_fib6_add(b->f6, pfx, depth, idx);
+	if (ret < 0)
+		b->err = ret;
+}
+
 /*
- * DPDK 22.11's IPv6 trie reserves tbl8 groups on every add but, on delete,
- * counts the ones it frees with the deleted route still in place, so the
- * reservation only grows: after some hundreds of add/delete cycles every
- * add longer than /24 fails with ENOSPC although the table is nearly
- * empty (fixed in later DPDK). The cure is a fresh trie: build one from
- * the RIB's routes, publish it, retire the old one after a grace period.
+ * DPDK 22.11 miscounts the tbl8 groups it reserves, in both families, so
+ * that a table can refuse every route longer than /24 although it has
+ * room:
+ * - a route added with its covering route's next hop reserves nothing
+ *   (its add returns early), but its delete gives back what it would have
+ *   reserved: the count wraps below zero and stays "full" (IPv4 and IPv6;
+ *   tepd shares next hops, so a /32 under a /24 to the same tunnel or
+ *   blackhole is common);
+ * - the IPv6 trie works out what a delete gives back with the route
+ *   still in place, so its reservations mostly only grow.
+ * The cure is a fresh table: built from the VRF's routes (the RIB is
+ * right), published, the old one retired after a grace period.
  */
 static int
-fib6_rebuild(struct tep_rib *r, struct tep_vrf *v)
+fib_rebuild(struct tep_rib *r, struct tep_vrf *v, int family)
 {
-	struct rte_rib6 *rib = rte_fib6_get_rib(v->fib6);
-	struct rte_fib6 *old = v->fib6, *neu = fib6_create(r);
-	struct rte_rib6_node *n = NULL;
-	uint8_t zero[16] = { 0 }, a[16], depth;
-	uint64_t nh;
+	struct rebuild b = { .r = r };
+	int f = family == 6;
 
-	if (neu == NULL)
+	if (family == 4)
+		b.f4 = fib4_create(r);
+	else
+		b.f6 = fib6_create(r);
+	if (b.f4 == NULL && b.f6 == NULL)
 		return -ENOMEM;
-	n = rte_rib6_lookup_exact(rib, zero, 0);
-	if (n != NULL) {
-		rte_rib6_get_nh(n, &nh);
-		if (rte_fib6_add(neu, zero, 0, nh) < 0)
-			goto fail;
+	tep_route_walk(r, v->id, family, rebuild_add, &b);
+	if (b.err != 0) {
+		rte_fib_free(b.f4);
+		rte_fib6_free(b.f6);
+		return -ENOSPC;
 	}
-	n = NULL;
-	while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
-				     RTE_RIB6_GET_NXT_ALL)) != NULL) {
-		rte_rib6_get_ip(n, a);
-		rte_rib6_get_depth(n, &depth);
-		rte_rib6_get_nh(n, &nh);
-		if (rte_fib6_add(neu, a, depth, nh) < 0)
-			goto fail;
+	if (family == 4) {
+		struct rte_fib *old = v->fib4;
+
+		__atomic_store_n(&v->fib4, b.f4, __ATOMIC_RELEASE);
+		rcu_wait(r);
+		rte_fib_free(old);
+	} else {
+		struct rte_fib6 *old = v->fib6;
+
+		__atomic_store_n(&v->fib6, b.f6, __ATOMIC_RELEASE);
+		rcu_wait(r);
+		rte_fib6_free(old);
 	}
-	__atomic_store_n(&v->fib6, neu, __ATOMIC_RELEASE);
-	rcu_wait(r);
-	rte_fib6_free(old);
-	v->fib6_rebuilds++;
-	v->fib6_fresh = true;
+	v->fib_rebuilds[f]++;
+	v->fib_fresh[f] = true;
 	return 0;
-fail:
-	rte_fib6_free(neu);
-	return -ENOSPC;
 }
 
 /*
@@ -440,21 +475,22 @@ fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
 {
 	int ret;
 
-	if (family == 4) {
-		ret = rte_fib_add(v->fib4, ip4_host(addr), depth, idx);
-	} else {
-		ret = rte_fib6_add(v->fib6, addr, depth, idx);
-		/* A table just rebuilt from unchanged routes is full for
-		 * real: rebuilding it again for every refused route (a
-		 * table's worth of adds each) would only cost time. */
-		if (ret == -ENOSPC && !v->fib6_fresh &&
-		    fib6_rebuild(r, v) == 0)
-			ret = rte_fib6_add(v->fib6, addr, depth, idx);
-		if (ret >= 0)
-			v->fib6_fresh = false;
-	}
-	if (ret >= 0)
+	int f = family == 6;
+
+	ret = family == 4 ? rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
+			    rte_fib6_add(v->fib6, addr, depth, idx);
+	/* A table just rebuilt from unchanged routes is full for real:
+	 * rebuilding it again for every refused route (a table's worth of
+	 * adds each) would only cost time. */
+	if (ret == -ENOSPC && !v->fib_fresh[f] &&
+	    fib_rebuild(r, v, family) == 0)
+		ret = family == 4 ?
+		      rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
+		      rte_fib6_add(v->fib6, addr, depth, idx);
+	if (ret >= 0) {
+		v->fib_fresh[f] = false;
 		return 0;
+	}
 	nh_put(r, idx);
 	return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
 		    "vrf \"%s\": %s", v->name,
@@ -563,12 +599,11 @@ tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
 	if (ret < 0)
 		return fail(err, errlen, -ret, "vrf \"%s\": delete: %s",
 			    v->name, strerror(-ret));
-	if (family == 4) {
+	if (family == 4)
 		v->routes4--;
-	} else {
+	else
 		v->routes6--;
-		v->fib6_fresh = false;
-	}
+	v->fib_fresh[family == 6] = false;
 	nh_put(r, (uint32_t)idx);
 	return 0;
 }
@@ -627,70 +662,236 @@ walk_take(struct walk_pos *w)
 	return true;
 }
 
+/*
+ * The routes of a family's RIB after node n, in the walk's order (NULL:
+ * from the first after the default route, which get_nxt() does not
+ * return and the walk gives first), as w takes them.
+ */
+/* Route n of the RIB to cb. */
+static void
+give4(const struct tep_rib *r, const struct rte_rib_node *n, tep_route_cb cb,
+      void *arg)
+{
+	uint64_t nh;
+	uint32_t ip;
+	uint8_t a[4], depth;
+
+	rte_rib_get_ip(n, &ip);
+	rte_rib_get_depth(n, &depth);
+	rte_rib_get_nh(n, &nh);
+	a[0] = ip >> 24;
+	a[1] = (ip >> 16) & 0xff;
+	a[2] = (ip >> 8) & 0xff;
+	a[3] = ip & 0xff;
+	cb(arg, 4, a, depth, &r->nh[nh]);
+}
+
+static void
+give6(const struct tep_rib *r, const struct rte_rib6_node *n, tep_route_cb cb,
+      void *arg)
+{
+	uint64_t nh;
+	uint8_t a[16], depth;
+
+	rte_rib6_get_ip(n, a);
+	rte_rib6_get_depth(n, &depth);
+	rte_rib6_get_nh(n, &nh);
+	cb(arg, 6, a, depth, &r->nh[nh]);
+}
+
+static void
+walk_after4(struct tep_rib *r, struct rte_rib *rib, struct rte_rib_node *n,
+	    struct walk_pos *w, tep_route_cb cb, void *arg)
+{
+	while (w->seen < w->max &&
+	       (n = rte_rib_get_nxt(rib, 0, 0, n, RTE_RIB_GET_NXT_ALL)) != NULL)
+		if (walk_take(w))
+			give4(r, n, cb, arg);
+}
+
+static void
+walk_after6(struct tep_rib *r, struct rte_rib6 *rib, struct rte_rib6_node *n,
+	    struct walk_pos *w, tep_route_cb cb, void *arg)
+{
+	uint8_t zero[16] = { 0 };
+
+	while (w->seen < w->max &&
+	       (n = rte_rib6_get_nxt(rib, zero, 0, n,
+				     RTE_RIB6_GET_NXT_ALL)) != NULL)
+		if (walk_take(w))
+			give6(r, n, cb, arg);
+}
+
 uint64_t
 tep_route_walk_range(struct tep_rib *r, uint16_t vrf, int family,
 		     uint64_t skip, uint64_t max, tep_route_cb cb, void *arg)
 {
 	struct tep_vrf *v = vrf_get(r, vrf, NULL, 0);
 	struct walk_pos w = { .skip = skip, .max = max };
+	uint8_t zero[16] = { 0 };
 	uint64_t nh;
-	uint8_t depth;
 
 	/* The trie's order is stable while it is not changed: a listing in
-	 * pieces resumes by position; a skipped route costs a step of the
-	 * walk but no callback. */
+	 * pieces may resume by position; a skipped route costs a step of
+	 * the walk but no callback. */
 	if (v == NULL)
 		return 0;
 	if (family == 4) {
 		struct rte_rib *rib = rte_fib_get_rib(v->fib4);
-		struct rte_rib_node *n = NULL;
-		uint32_t ip;
-		uint8_t a[4];
+		struct rte_rib_node *n = rte_rib_lookup_exact(rib, 0, 0);
 
-		/* get_nxt() returns what is more specific than /0, not /0 */
-		if ((n = rte_rib_lookup_exact(rib, 0, 0)) != NULL &&
-		    walk_take(&w)) {
+		if (n != NULL && walk_take(&w)) {
 			rte_rib_get_nh(n, &nh);
-			memset(a, 0, sizeof(a));
-			cb(arg, 4, a, 0, &r->nh[nh]);
+			cb(arg, 4, zero, 0, &r->nh[nh]);
 		}
-		n = NULL;
-		while (w.seen < w.max &&
-		       (n = rte_rib_get_nxt(rib, 0, 0, n,
-					    RTE_RIB_GET_NXT_ALL)) != NULL) {
-			if (!walk_take(&w))
-				continue;
-			rte_rib_get_ip(n, &ip);
-			rte_rib_get_depth(n, &depth);
-			rte_rib_get_nh(n, &nh);
-			a[0] = ip >> 24;
-			a[1] = (ip >> 16) & 0xff;
-			a[2] = (ip >> 8) & 0xff;
-			a[3] = ip & 0xff;
-			cb(arg, 4, a, depth, &r->nh[nh]);
-		}
+		walk_after4(r, rib, NULL, &w, cb, arg);
 	} else {
 		struct rte_rib6 *rib = rte_fib6_get_rib(v->fib6);
-		struct rte_rib6_node *n = NULL;
-		uint8_t zero[16] = { 0 }, a[16];
+		struct rte_rib6_node *n = rte_rib6_lookup_exact(rib, zero, 0);
 
-		if ((n = rte_rib6_lookup_exact(rib, zero, 0)) != NULL &&
-		    walk_take(&w)) {
+		if (n != NULL && walk_take(&w)) {
 			rte_rib6_get_nh(n, &nh);
 			cb(arg, 6, zero, 0, &r->nh[nh]);
 		}
-		n = NULL;
-		while (w.seen < w.max &&
-		       (n = rte_rib6_get_nxt(rib, zero, 0, n,
-					     RTE_RIB6_GET_NXT_ALL)) != NULL) {
-			if (!walk_take(&w))
-				continue;
-			rte_rib6_get_ip(n, a);
-			rte_rib6_get_depth(n, &depth);
-			rte_rib6_get_nh(n, &nh);
-			cb(arg, 6, a, depth, &r->nh[nh]);
-		}
+		walk_after6(r, rib, NULL, &w, cb, arg);
 	}
+	return w.seen;
+}
+
+/* A walk in pieces: the caller's callback, and the cursor that keeps the
+ * last route given. */
+struct walk_rec {
+	tep_route_cb cb;
+	void *arg;
+	struct tep_walk_cursor *c;
+};
+
+static void
+walk_rec_cb(void *arg, int family, const uint8_t *pfx, uint8_t depth,
+	    const struct tep_nh *nh)
+{
+	struct walk_rec *w = arg;
+
+	memcpy(w->c->pfx, pfx, family == 4 ? 4 : 16);
+	w->c->depth = depth;
+	w->cb(w->arg, family, pfx, depth, nh);
+}
+
+/*
+ * Does route a/alen come after b/blen in the walk? The walk gives the
+ * default route first, then the RIB's order (rte_rib_get_nxt(): the trie
+ * in post-order): the 0 branch before the 1 branch, and a prefix after
+ * every route within it.
+ */
+static bool
+walk_key_after(const uint8_t *a, uint8_t alen, const uint8_t *b, uint8_t blen)
+{
+	unsigned int i, n = RTE_MIN(alen, blen);
+
+	if (alen == 0 || blen == 0)
+		return blen == 0 && alen != 0;
+	for (i = 0; i < n; i++) {
+		unsigned int x = (a[i / 8] >> (7 - i % 8)) & 1;
+		unsigned int y = (b[i / 8] >> (7 - i % 8)) & 1;
+
+		if (x != y)
+			return x > y;
+	}
+	return alen < blen;
+}
+
+/* The first route of the RIB's order after pfx/depth (which is not in
+ * it): a scan, for the rare piece whose last route was deleted. */
+static struct rte_rib_node *
+first_after4(struct rte_rib *rib, const uint8_t *pfx, uint8_t depth)
+{
+	struct rte_rib_node *n = NULL;
+	uint32_t ip;
+	uint8_t a[4], d;
+
+	while ((n = rte_rib_get_nxt(rib, 0, 0, n, RTE_RIB_GET_NXT_ALL)) != NULL) {
+		rte_rib_get_ip(n, &ip);
+		rte_rib_get_depth(n, &d);
+		a[0] = ip >> 24;
+		a[1] = (ip >> 16) & 0xff;
+		a[2] = (ip >> 8) & 0xff;
+		a[3] = ip & 0xff;
+		if (walk_key_after(a, d, pfx, depth))
+			return n;
+	}
+	return NULL;
+}
+
+static struct rte_rib6_node *
+first_after6(struct rte_rib6 *rib, const uint8_t *pfx, uint8_t depth)
+{
+	struct rte_rib6_node *n = NULL;
+	uint8_t zero[16] = { 0 }, a[16], d;
+
+	while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
+				     RTE_RIB6_GET_NXT_ALL)) != NULL) {
+		rte_rib6_get_ip(n, a);
+		rte_rib6_get_depth(n, &d);
+		if (walk_key_after(a, d, pfx, depth))
+			return n;
+	}
+	return NULL;
+}
+
+uint64_t
+tep_route_walk_next(struct tep_rib *r, uint16_t vrf, int family,
+		    struct tep_walk_cursor *c, uint64_t max, tep_route_cb cb,
+		    void *arg)
+{
+	struct tep_vrf *v = vrf_get(r, vrf, NULL, 0);
+	struct walk_rec rec = { .cb = cb, .arg = arg, .c = c };
+	struct walk_pos w = { .max = max };
+
+	if (v == NULL)
+		return 0;
+	if (c->pos == 0) {
+		w.seen = tep_route_walk_range(r, vrf, family, 0, max,
+					      walk_rec_cb, &rec);
+		c->pos += w.seen;
+		return w.seen;
+	}
+	/*
+	 * Resume after the last route given (after the default route: from
+	 * get_nxt()'s first, which is not it). If that route is gone, from
+	 * the first route after the place it had.
+	 */
+	if (family == 4) {
+		struct rte_rib *rib = rte_fib_get_rib(v->fib4);
+		struct rte_rib_node *n =
+			rte_rib_lookup_exact(rib, ip4_host(c->pfx), c->depth);
+
+		if (n == NULL) {
+			n = first_after4(rib, c->pfx, c->depth);
+			if (n == NULL)
+				return 0;
+			if (walk_take(&w))
+				give4(r, n, walk_rec_cb, &rec);
+		} else if (c->depth == 0) {
+			n = NULL;
+		}
+		walk_after4(r, rib, n, &w, walk_rec_cb, &rec);
+	} else {
+		struct rte_rib6 *rib = rte_fib6_get_rib(v->fib6);
+		struct rte_rib6_node *n =
+			rte_rib6_lookup_exact(rib, c->pfx, c->depth);
+
+		if (n == NULL) {
+			n = first_after6(rib, c->pfx, c->depth);
+			if (n == NULL)
+				return 0;
+			if (walk_take(&w))
+				give6(r, n, walk_rec_cb, &rec);
+		} else if (c->depth == 0) {
+			n = NULL;
+		}
+		walk_after6(r, rib, n, &w, walk_rec_cb, &rec);
+	}
+	c->pos += w.seen;
 	return w.seen;
 }
 

@@ -85,12 +85,12 @@ struct tep_vrf {
 	struct rte_fib *fib4;
 	struct rte_fib6 *fib6;
 	uint32_t routes4, routes6;
-	/* IPv6 tables rebuilt because 22.11's trie kept the tbl8 groups of
-	 * deleted routes reserved (fib6_rebuild) */
-	uint32_t fib6_rebuilds;
-	/* The IPv6 table was rebuilt from the RIB and no route changed
-	 * since: a rebuild now would reserve just as much. */
-	bool fib6_fresh;
+	/* [0] IPv4, [1] IPv6: tables rebuilt because 22.11 miscounted
+	 * their tbl8 groups (fib_rebuild) */
+	uint32_t fib_rebuilds[2];
+	/* The table was rebuilt from the RIB and no route changed since: a
+	 * rebuild now would reserve just as much. */
+	bool fib_fresh[2];
 };
 
 struct tep_rib;
@@ -167,6 +167,26 @@ void tep_route_walk(struct tep_rib *r, uint16_t vrf, int family,
 uint64_t tep_route_walk_range(struct tep_rib *r, uint16_t vrf, int family,
 			      uint64_t skip, uint64_t max, tep_route_cb cb,
 			      void *arg);
+
+/* Where a walk in pieces stands: how many routes of the family it has
+ * passed, and the last one it gave (when pos > 0). Zeroed: the start. */
+struct tep_walk_cursor {
+	uint64_t pos;
+	uint8_t pfx[16];
+	uint8_t depth;
+};
+/*
+ * The next at most max routes of the family from where c stands; c moves
+ * past them. How many cb saw. The walk resumes after the last route
+ * given, found again by its prefix: a piece costs its own routes, not the
+ * ones before it. If that route was deleted in between, the walk resumes
+ * after the place it had in the walk's order (found by a scan). A route
+ * present all along is given exactly once, whatever else changes; one
+ * added or deleted in between may or may not be.
+ */
+uint64_t tep_route_walk_next(struct tep_rib *r, uint16_t vrf, int family,
+			     struct tep_walk_cursor *c, uint64_t max,
+			     tep_route_cb cb, void *arg);
 
 /* How many routes (in all VRFs) use next hops of this type and id. */
 uint32_t tep_nh_users(const struct tep_rib *r, enum tep_nh_type type,

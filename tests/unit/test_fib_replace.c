@@ -318,6 +318,59 @@ test_walk_range(void **state)
 		/* past the end: nothing */
 		assert_int_equal(tep_route_walk_range(rib, 0, fam, full.n, 5,
 						      log_route, &parts), 0);
+		/* The same by cursor (resumed after the last route given). */
+		for (piece = 1; piece <= (uint64_t)full.n + 1; piece++) {
+			struct tep_walk_cursor c = { 0 };
+
+			memset(&parts, 0, sizeof(parts));
+			do {
+				got = tep_route_walk_next(rib, 0, fam, &c,
+							  piece, log_route,
+							  &parts);
+				assert_true(got <= piece);
+				assert_int_equal(parts.n, (int)c.pos);
+			} while (got == piece);
+			assert_int_equal(parts.n, full.n);
+			for (i = 0; i < full.n; i++)
+				assert_string_equal(parts.key[i],
+						    full.key[i]);
+		}
+	}
+	/* A listing whose last route given is deleted before the next
+	 * piece: the rest comes once each, by position (pieces of 2; the
+	 * second route given, then the fourth, ... are deleted). */
+	for (fam = 4; fam <= 6; fam += 2) {
+		struct tep_walk_cursor c = { 0 };
+		int k;
+
+		memset(&full, 0, sizeof(full));
+		tep_route_walk(rib, 0, fam, log_route, &full);
+		memset(&parts, 0, sizeof(parts));
+		while (tep_route_walk_next(rib, 0, fam, &c, 2, log_route,
+					   &parts) == 2)
+			assert_int_equal(tep_route_del(rib, 0, fam, c.pfx,
+						       c.depth, err,
+						       sizeof(err)), 0);
+		assert_int_equal(parts.n, full.n);
+		for (k = 0; k < full.n; k++)
+			assert_string_equal(parts.key[k], full.key[k]);
+		/* put back what the listing deleted */
+		for (k = 1; k < full.n - (full.n % 2 == 0 ? 0 : 1); k += 2) {
+			uint8_t pfx[16] = { 0 };
+			unsigned int b, depth;
+			const char *key = full.key[k];
+			int rc;
+
+			for (b = 0; b < (fam == 4 ? 4u : 16u); b++)
+				assert_int_equal(sscanf(key + 2 * b, "%2hhx",
+							&pfx[b]), 1);
+			assert_int_equal(sscanf(strchr(key, '/') + 1, "%u",
+						&depth), 1);
+			rc = tep_route_add(rib, 0, fam, pfx, (uint8_t)depth,
+					   &bh, err, sizeof(err));
+			if (rc != 0)
+				fail_msg("put back %s: %s", key, err);
+		}
 	}
 	for (i = 0; i < (int)RTE_DIM(d4); i++)
 		assert_int_equal(tep_route_del(rib, 0, 4, d4[i], d4[i][4],

@@ -35,7 +35,8 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 	if (!t->p.outer_v6) {
 		uint32_t ip = tep_rd32(t->p.dst);
 
-		rte_fib_lookup_bulk(v->fib4, &ip, &idx, 1);
+		rte_fib_lookup_bulk(__atomic_load_n(&v->fib4, __ATOMIC_ACQUIRE),
+				    &ip, &idx, 1);
 	} else {
 		uint8_t ip6[1][16];
 

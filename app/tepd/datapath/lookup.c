@@ -145,7 +145,8 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 			continue;
 		}
 		if (family == 4)
-			rte_fib_lookup_bulk(v->fib4, keys4, nhs, ng);
+			rte_fib_lookup_bulk(__atomic_load_n(&v->fib4,
+					    __ATOMIC_ACQUIRE), keys4, nhs, ng);
 		else
 			rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6,
 					      __ATOMIC_ACQUIRE), keys6, nhs, ng);
