@@ -475,23 +475,30 @@ fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
 {
 	int ret;
 
-	int f = family == 6;
+	int f = family == 6, rb = 0;
 
 	ret = family == 4 ? rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
 			    rte_fib6_add(v->fib6, addr, depth, idx);
 	/* A table just rebuilt from unchanged routes is full for real:
 	 * rebuilding it again for every refused route (a table's worth of
 	 * adds each) would only cost time. */
-	if (ret == -ENOSPC && !v->fib_fresh[f] &&
-	    fib_rebuild(r, v, family) == 0)
-		ret = family == 4 ?
-		      rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
-		      rte_fib6_add(v->fib6, addr, depth, idx);
+	if (ret == -ENOSPC && !v->fib_fresh[f]) {
+		rb = fib_rebuild(r, v, family);
+		if (rb == 0)
+			ret = family == 4 ?
+			      rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
+			      rte_fib6_add(v->fib6, addr, depth, idx);
+	}
 	if (ret >= 0) {
 		v->fib_fresh[f] = false;
 		return 0;
 	}
 	nh_put(r, idx);
+	if (rb == -ENOMEM)
+		return fail(err, errlen, ENOSPC, "vrf \"%s\": FIB full, and "
+			    "no memory for the fresh IPv%d table that may have "
+			    "room (give the EAL more: -m, --socket-mem)",
+			    v->name, family);
 	return fail(err, errlen, -ret == ENOSPC ? ENOSPC : -ret,
 		    "vrf \"%s\": %s", v->name,
 		    -ret == ENOSPC ? "FIB full (routes or tbl8 groups)" :
