@@ -473,9 +473,7 @@ fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
 	  const uint8_t *addr, uint8_t depth, uint32_t idx, char *err,
 	  size_t errlen)
 {
-	int ret;
-
-	int f = family == 6, rb = 0;
+	int f = family == 6, rb = 0, ret;
 
 	ret = family == 4 ? rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
 			    rte_fib6_add(v->fib6, addr, depth, idx);
@@ -669,27 +667,42 @@ walk_take(struct walk_pos *w)
 	return true;
 }
 
-/*
- * The routes of a family's RIB after node n, in the walk's order (NULL:
- * from the first after the default route, which get_nxt() does not
- * return and the walk gives first), as w takes them.
- */
-/* Route n of the RIB to cb. */
-static void
-give4(const struct tep_rib *r, const struct rte_rib_node *n, tep_route_cb cb,
-      void *arg)
+/* RIB node n's prefix (bytes, network order), length and next hop. */
+static uint64_t
+key4(const struct rte_rib_node *n, uint8_t a[4], uint8_t *depth)
 {
 	uint64_t nh;
 	uint32_t ip;
-	uint8_t a[4], depth;
 
 	rte_rib_get_ip(n, &ip);
-	rte_rib_get_depth(n, &depth);
+	rte_rib_get_depth(n, depth);
 	rte_rib_get_nh(n, &nh);
 	a[0] = ip >> 24;
 	a[1] = (ip >> 16) & 0xff;
 	a[2] = (ip >> 8) & 0xff;
 	a[3] = ip & 0xff;
+	return nh;
+}
+
+static uint64_t
+key6(const struct rte_rib6_node *n, uint8_t a[16], uint8_t *depth)
+{
+	uint64_t nh;
+
+	rte_rib6_get_ip(n, a);
+	rte_rib6_get_depth(n, depth);
+	rte_rib6_get_nh(n, &nh);
+	return nh;
+}
+
+/* Route n of the RIB to cb. */
+static void
+give4(const struct tep_rib *r, const struct rte_rib_node *n, tep_route_cb cb,
+      void *arg)
+{
+	uint8_t a[4], depth;
+	uint64_t nh = key4(n, a, &depth);
+
 	cb(arg, 4, a, depth, &r->nh[nh]);
 }
 
@@ -697,15 +710,17 @@ static void
 give6(const struct tep_rib *r, const struct rte_rib6_node *n, tep_route_cb cb,
       void *arg)
 {
-	uint64_t nh;
 	uint8_t a[16], depth;
+	uint64_t nh = key6(n, a, &depth);
 
-	rte_rib6_get_ip(n, a);
-	rte_rib6_get_depth(n, &depth);
-	rte_rib6_get_nh(n, &nh);
 	cb(arg, 6, a, depth, &r->nh[nh]);
 }
 
+/*
+ * The routes of a family's RIB after node n, in the walk's order (NULL:
+ * from the first after the default route, which get_nxt() does not
+ * return and the walk gives first), as w takes them.
+ */
 static void
 walk_after4(struct tep_rib *r, struct rte_rib *rib, struct rte_rib_node *n,
 	    struct walk_pos *w, tep_route_cb cb, void *arg)
@@ -813,16 +828,10 @@ static struct rte_rib_node *
 first_after4(struct rte_rib *rib, const uint8_t *pfx, uint8_t depth)
 {
 	struct rte_rib_node *n = NULL;
-	uint32_t ip;
 	uint8_t a[4], d;
 
 	while ((n = rte_rib_get_nxt(rib, 0, 0, n, RTE_RIB_GET_NXT_ALL)) != NULL) {
-		rte_rib_get_ip(n, &ip);
-		rte_rib_get_depth(n, &d);
-		a[0] = ip >> 24;
-		a[1] = (ip >> 16) & 0xff;
-		a[2] = (ip >> 8) & 0xff;
-		a[3] = ip & 0xff;
+		key4(n, a, &d);
 		if (walk_key_after(a, d, pfx, depth))
 			return n;
 	}
@@ -837,8 +846,7 @@ first_after6(struct rte_rib6 *rib, const uint8_t *pfx, uint8_t depth)
 
 	while ((n = rte_rib6_get_nxt(rib, zero, 0, n,
 				     RTE_RIB6_GET_NXT_ALL)) != NULL) {
-		rte_rib6_get_ip(n, a);
-		rte_rib6_get_depth(n, &d);
+		key6(n, a, &d);
 		if (walk_key_after(a, d, pfx, depth))
 			return n;
 	}
