@@ -354,6 +354,17 @@ udp_csum_errors() {
 	ip netns exec "$1" awk '$1 == "Udp6InCsumErrors" { print $2 }' /proc/net/snmp6
 }
 
+# no_side_door NS IF: the kernel in NS no longer receives what arrives on
+# IF (a veth that tepd's net_af_packet port uses). Without it, the kernel
+# answers for tepd wherever NS holds the destination address (tepd -H puts
+# the underlay addresses there). An nftables netdev ingress hook with policy
+# drop: af_packet's tap comes before it, so tepd still sees every frame.
+no_side_door() {
+	ip netns exec "$1" nft add table netdev tep_side_door
+	ip netns exec "$1" nft add chain netdev tep_side_door "in_$2" \
+		"{ type filter hook ingress device \"$2\" priority 0; policy drop; }"
+}
+
 # JSON field from tepctl -j output: jq-less, with python.
 jget() {
 	$PY -c 'import json,sys

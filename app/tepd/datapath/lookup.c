@@ -64,8 +64,12 @@ dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 		dp_drop(w, m, TEP_R_BLACKHOLE);
 		return;
 	case TEP_NHT_LOCAL:
+		/* Only UDP and GRE can carry a tunnel: ICMP, TCP (BGP to the
+		 * -H host side) and the rest are for the host side or the
+		 * echo responder, as on any port. */
 		if (!decapsulated &&
-		    tep.port[m->port].role == TEP_ROLE_UNDERLAY) {
+		    tep.port[m->port].role == TEP_ROLE_UNDERLAY &&
+		    (l3->l4_proto == 17 || l3->l4_proto == 47)) {
 			ret = dp_decap(w, m, l3, &amd->vrf[*nagain],
 				       &amd->tun[*nagain]);
 			if (ret > 0) {
