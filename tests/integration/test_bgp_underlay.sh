@@ -33,6 +33,10 @@ LX=$(ns_add bu-lx)
 LXR=$(ns_add bu-lxr)
 R2=$(ns_add bu-r2)
 veth "$DP" u0 "$LX" eth0
+# tepd's namespace holds 192.0.2.1 (on tepd0): without this, its kernel
+# would take the peer's BGP and BFD straight off u0 and tepd's host port
+# would carry only the replies.
+no_side_door "$DP" u0
 veth "$DP" a0 "$R1" eth0
 veth "$LXR" eth0 "$R2" eth1
 ip -n "$LX" addr add 192.0.2.2/24 dev eth0
@@ -132,6 +136,10 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# Every BGP segment that reaches tepd's host side, both ways, on tepd0.
+ip netns exec "$DP" dumpcap -q -i tepd0 -f "tcp port 179" \
+	-w "$WORK/bgp.pcapng" >/dev/null 2>&1 &
+CAP=$!
 frr_run in_lx zebra -n
 frr_run in_lx bfdd
 frr_run in_lx bgpd
@@ -159,6 +167,18 @@ if [ "$(bgp_state in_dp 192.0.2.2)" = Established ] &&
 else
 	fail "BGP: dp $(bgp_state in_dp 192.0.2.2), lx $(bgp_state in_lx 192.0.2.1)"
 	in_dp tail -5 /run/frr/bgpd.log || true
+fi
+sleep 1
+kill "$CAP" 2>/dev/null || true
+wait "$CAP" 2>/dev/null || true
+bgp_seg() { tshark -r "$WORK/bgp.pcapng" -Y "$1" 2>/dev/null | wc -l; }
+from_peer=$(bgp_seg "ip.src == 192.0.2.2 && tcp.srcport == 179 || ip.src == 192.0.2.2 && tcp.dstport == 179")
+to_peer=$(bgp_seg "ip.dst == 192.0.2.2")
+open_in=$(bgp_seg "ip.src == 192.0.2.2 && bgp.type == 1")
+if [ "$from_peer" -gt 0 ] && [ "$to_peer" -gt 0 ] && [ "$open_in" -gt 0 ]; then
+	ok "the BGP session's TCP crossed tepd's host port: $from_peer segments from the peer (its OPEN among them), $to_peer to it"
+else
+	fail "BGP over tepd0: from the peer $from_peer (OPEN $open_in), to it $to_peer"
 fi
 for _ in $(seq 40); do
 	[ "$(bfd_status in_dp 192.0.2.2) $(bfd_status in_lx 192.0.2.1)" = "up up" ] && break
