@@ -101,6 +101,25 @@ else
 	fail "no ICMP error back through the tunnel: $(cat "$WORK/ttl4" "$WORK/ttl6" | tr '\n' ' ')"
 fi
 
+# 3c'. A packet both too big for the tunnel (net_tap: underlay MTU 1500)
+# and at TTL 1 gets "time exceeded", not "too big": the hop count is
+# checked first, as Linux's ip_forward() and ip6_forward() do.
+if [ "$PMD" = tap ]; then
+	# The path MTU learnt above would stop these at the sender.
+	ip -n "$TEN" route flush cache
+	ip -n "$TEN" -6 route flush cache
+	ip netns exec "$TEN" ping -c 1 -t 1 -s 1472 -M do -W 2 198.18.0.2 \
+		>"$WORK/ttlbig4" 2>&1 || true
+	ip netns exec "$TEN" ping -6 -c 1 -t 1 -s 1452 -M do -W 2 2001:db8:20::2 \
+		>"$WORK/ttlbig6" 2>&1 || true
+	if grep -q "From 192.0.2.1 .*Time to live exceeded" "$WORK/ttlbig4" &&
+	   grep -q "From 2001:db8:10::1 .*Time exceeded" "$WORK/ttlbig6"; then
+		ok "too big and TTL 1: time exceeded first, both families"
+	else
+		fail "too big and TTL 1: $(cat "$WORK/ttlbig4" "$WORK/ttlbig6" | grep -E 'From|exceeded|too' | tr '\n' ';')"
+	fi
+fi
+
 # 3d. ICMP errors are rate limited (1000/s, burst 50): a tenant blasting
 # 2000 TTL-1 datagrams gets far fewer "time exceeded" back, but some.
 ip netns exec "$TEN" $PY - >"$WORK/icmprl" <<'PYRL'

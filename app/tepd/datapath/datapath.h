@@ -281,6 +281,19 @@ dp_ttl_dec(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
 	return true;
 }
 
+/*
+ * A packet too big for its egress whose TTL / hop limit also expires here
+ * is answered "time exceeded", not "too big", as Linux's ip_forward() and
+ * ip6_forward() check the hop count first. True when m was consumed.
+ */
+static inline bool
+dp_ttl_expires(struct worker *w, struct rte_mbuf *m, uint8_t *ip, int family)
+{
+	if ((family == 4 ? ip[8] : ip[7]) > 1)
+		return false;
+	return !dp_ttl_dec(w, m, ip, family);
+}
+
 void dp_ctl_tx_drain(struct worker *w);
 uint16_t dp_rx_port(struct worker *w, uint16_t port);
 int dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,

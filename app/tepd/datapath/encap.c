@@ -391,10 +391,17 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 			 * its fragments must not overtake the packets
 			 * before it. */
 			big[k] = encap_too_big(pkts[i], t, op);
-			if (big[k] || encap_inner(w, pkts[i], family, t,
-						  l3 != NULL ? &l3[i] : NULL,
-						  own, &f[k]))
+			if (unlikely(big[k])) {
+				if (own || !dp_ttl_expires(w, pkts[i],
+					rte_pktmbuf_mtod_offset(pkts[i],
+								uint8_t *, 14),
+					family))
+					keep[k++] = pkts[i];
+			} else if (encap_inner(w, pkts[i], family, t,
+					       l3 != NULL ? &l3[i] : NULL,
+					       own, &f[k])) {
 				keep[k++] = pkts[i];
+			}
 		}
 		for (i = 0; i < k; i++) {
 			if (unlikely(big[i])) {

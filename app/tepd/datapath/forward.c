@@ -108,7 +108,10 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 			nout = 0;
 			ol_or = 0;
 			if (big) {
-				dp_too_big(w, m, nh, ip, family, op->mtu);
+				if (dp_keeps_ttl(m->port, op) ||
+				    !dp_ttl_expires(w, m, ip, family))
+					dp_too_big(w, m, nh, ip, family,
+						   op->mtu);
 				continue;
 			}
 		}
