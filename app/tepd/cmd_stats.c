@@ -46,6 +46,9 @@ stats_control(struct tep_out *o)
 	tep_out_text(o, "frames built by tepd:");
 	tep_out_newline(o);
 	out_drops(o, c.drop);
+	/* Each one empties every worker's tunnel egress and decap caches. */
+	tep_out_u64(o, "underlay_changes", "underlay changes %" PRIu64 "\n",
+		    __atomic_load_n(&tep.underlay_gen, __ATOMIC_RELAXED));
 	tep_out_close_object(o);
 }
 

@@ -173,9 +173,24 @@ neigh_release_held(struct tep_neigh *n)
 	n->nhold = 0;
 }
 
+/*
+ * Whether a neighbour on port may be a tunnel's egress, cached by every
+ * worker (encap.c tunnel_egress: the default VRF's route to the remote
+ * and that neighbour's MAC, cached only once resolved). Changing one
+ * empties all those caches, so only a real change of such a neighbour
+ * does; a refresh that confirms the MAC, or an access port's neighbour,
+ * does not.
+ */
+static bool
+neigh_feeds_egress(uint16_t port)
+{
+	return tep.port[port].vrf == TEP_VRF_DEFAULT;
+}
+
 static void
 neigh_free(struct tep_neigh *n)
 {
+	bool resolved;
 	int32_t pos;
 	uint8_t i;
 
@@ -189,7 +204,8 @@ neigh_free(struct tep_neigh *n)
 	learned_in[n->vrf] = (uint16_t)(learned_in[n->vrf] - n->learned);
 	/* Gone from the adjacencies first, as from the hash: after the
 	 * grace period below no worker sends to it. */
-	if (n->mac != 0)
+	resolved = n->mac != 0;
+	if (resolved)
 		tep_adj_neigh_changed(n->key.port, n->key.family, n->key.ip, 0);
 	pos = rte_hash_del_key(tep.neigh_hash, &n->key);
 	/* Lock-free readers may still hold the slot: wait them out. */
@@ -198,7 +214,8 @@ neigh_free(struct tep_neigh *n)
 		rte_hash_free_key_with_position(tep.neigh_hash, pos);
 	__atomic_store_n(&n->mac, 0, __ATOMIC_RELEASE);
 	n->used = false;
-	tep_underlay_changed();
+	if (resolved && neigh_feeds_egress(n->key.port))
+		tep_underlay_changed();
 }
 
 int
@@ -206,7 +223,7 @@ tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 	      const struct rte_ether_addr *mac, bool is_static)
 {
 	struct tep_neigh *n = neigh_lookup(port, family, ip);
-	uint64_t v = 0;
+	uint64_t v = 0, old;
 
 	if (n == NULL)
 		n = neigh_create(port, family, ip, !is_static);
@@ -215,9 +232,10 @@ tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 	if (n->is_static && !is_static)
 		return 0;	/* learning never overrides an operator entry */
 	memcpy(&v, mac->addr_bytes, 6);
-	if (n->mac == 0)
+	old = n->mac;
+	if (old == 0)
 		incomplete_in[n->vrf]--;
-	if (n->mac != v)
+	if (old != v)
 		tep_adj_neigh_changed(port, family, ip, v);
 	__atomic_store_n(&n->mac, v, __ATOMIC_RELEASE);
 	n->is_static = is_static;
@@ -228,7 +246,9 @@ tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 	n->updated = rte_rdtsc();
 	n->probes = 0;
 	neigh_release_held(n);
-	tep_underlay_changed();
+	/* An unresolved neighbour was never cached (its MAC was 0). */
+	if (old != 0 && old != v && neigh_feeds_egress(port))
+		tep_underlay_changed();
 	return 0;
 }
 

@@ -70,6 +70,7 @@ print(p["rx"], p["tx"])')"
 			fail "host: host port to host $((hout2 - hout)), from host $((hin2 - hin)) (want >= 12 each)"
 		fi
 	fi
+	[ "$mode" = plain ] && neigh_refresh
 	# Tunnel traffic to the same address is still tepd's to decapsulate.
 	n=$($CTL -j stats tunnel vx1 | jget tunnels.0.decap)
 	ip netns exec "$PEER" ping -c 3 -i 0.2 -W 2 192.0.2.10 >"$WORK/ping" 2>&1 || true
@@ -87,6 +88,41 @@ print(p.get("drops", {}).get("drop_unknown_proto", 0))')
 
 	# Down for the next round: tepd and the namespaces.
 	tep_cleanup_site
+}
+
+# The peer's ARP replies confirming the MAC tepd has for it leave the
+# workers' tunnel caches alone; a new MAC empties them (underlay_changes).
+arp_from_peer() {	# MAC COUNT
+	ip netns exec "$PEER" $PY - "$1" "$2" <<'PYEOF'
+import sys, time
+from scapy.all import ARP, Ether, sendp, conf
+conf.verb = 0
+mac, n = sys.argv[1], int(sys.argv[2])
+for _ in range(n):
+    sendp(Ether(src=mac, dst="ff:ff:ff:ff:ff:ff") /
+          ARP(op=2, hwsrc=mac, psrc="198.51.100.2",
+              hwdst="ff:ff:ff:ff:ff:ff", pdst="198.51.100.1"),
+          iface="peer0")
+    time.sleep(0.05)
+PYEOF
+	sleep 0.3
+}
+underlay_changes() { $CTL -j stats | jget control.underlay_changes; }
+neigh_refresh() {
+	local mac u0 u1 u2 u3
+	mac=$(ip -n "$PEER" -j link show peer0 | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')
+	u0=$(underlay_changes)
+	arp_from_peer "$mac" 5
+	u1=$(underlay_changes)
+	arp_from_peer 02:00:00:00:99:99 1
+	u2=$(underlay_changes)
+	arp_from_peer "$mac" 1
+	u3=$(underlay_changes)
+	if [ "$u1" = "$u0" ] && [ "$u2" -gt "$u1" ] && [ "$u3" -gt "$u2" ]; then
+		ok "neighbour refresh: same MAC 5 times leaves the caches ($u0 -> $u1), a new MAC and back empties them ($u1 -> $u2 -> $u3)"
+	else
+		fail "underlay_changes: $u0, after 5 same-MAC refreshes $u1, new MAC $u2, old MAC $u3"
+	fi
 }
 
 # Stop tepd and remove this round's namespaces, keeping WORK.
