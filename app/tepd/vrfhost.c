@@ -430,6 +430,9 @@ netns_create(struct vrfhost *h, char *err, size_t errlen)
 		if (h->netns_fd < 0 || fstat(h->netns_fd, &st) != 0) {
 			snprintf(err, errlen, "%s: %s", h->path,
 				 strerror(errno));
+			if (h->netns_fd >= 0)
+				close(h->netns_fd);
+			h->netns_fd = -1;
 			ret = -1;
 		} else {
 			h->dev = st.st_dev;
