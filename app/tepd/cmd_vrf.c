@@ -120,6 +120,12 @@ cmd_vrf_list(struct tep_ctl_ctx *ctx, int argc, char **argv,
 			    v->fib_rebuilds[0]);
 		tep_out_u64(o, "fib6_rebuilds", " fib6_rebuilds %" PRIu64,
 			    v->fib_rebuilds[1]);
+		tep_out_u64(o, "fib4_rebuilds_deferred",
+			    " fib4_rebuilds_deferred %" PRIu64,
+			    v->fib_rebuilds_deferred[0]);
+		tep_out_u64(o, "fib6_rebuilds_deferred",
+			    " fib6_rebuilds_deferred %" PRIu64,
+			    v->fib_rebuilds_deferred[1]);
 		if (tep_vrfhost_netns((uint16_t)i) != NULL)
 			tep_out_str(o, "netns", " netns %s",
 				    tep_vrfhost_netns((uint16_t)i));

@@ -195,6 +195,9 @@ setup_memory(uint32_t routes, unsigned int host_ports, char *err,
 		.tbl8_6 = tbl8_groups(routes / 2),
 		.socket_id = (int)rte_socket_id(),
 		.nh_init = tep_adj_nh_init,
+		/* rebuilds at most 5 % of the control thread per table when
+		 * routes churn at capacity (lib/fib/tep_fib.h) */
+		.rebuild_gap = 19,
 	};
 	unsigned int lc;
 	size_t sz;

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_errno.h>
 #include <rte_hash.h>
@@ -427,11 +428,43 @@ rebuild_add(void *arg, int family, const uint8_t *pfx, uint8_t depth,
  * The cure is a fresh table: built from the VRF's routes (the RIB is
  * right), published, the old one retired after a grace period.
  */
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Route changes since the last rebuild that pay for the next one. */
+#define REBUILD_CHANGES_MIN	64u
+#define REBUILD_CHANGES_SHARE	8u	/* of the table's routes */
+
+/* Nanoseconds until a rebuild of v's table of family f may run (0: now),
+ * by the rules at conf.rebuild_gap. */
+static uint64_t
+rebuild_wait_ns(const struct tep_rib *r, const struct tep_vrf *v, int f,
+		uint64_t now)
+{
+	uint32_t routes = f ? v->routes6 : v->routes4;
+	uint64_t ready = v->fib_rebuilt_at[f] +
+			 (uint64_t)r->conf.rebuild_gap * v->fib_rebuild_ns[f];
+
+	if (r->conf.rebuild_gap == 0 || v->fib_rebuilds[f] == 0 ||
+	    now >= ready ||
+	    v->fib_changes[f] >= RTE_MAX(REBUILD_CHANGES_MIN,
+					 routes / REBUILD_CHANGES_SHARE))
+		return 0;
+	return ready - now;
+}
+
 static int
 fib_rebuild(struct tep_rib *r, struct tep_vrf *v, int family)
 {
 	struct rebuild b = { .r = r };
 	int f = family == 6;
+	uint64_t t0 = mono_ns();
 
 	if (family == 4)
 		b.f4 = fib4_create(r);
@@ -460,6 +493,9 @@ fib_rebuild(struct tep_rib *r, struct tep_vrf *v, int family)
 	}
 	v->fib_rebuilds[f]++;
 	v->fib_fresh[f] = true;
+	v->fib_rebuilt_at[f] = mono_ns();
+	v->fib_rebuild_ns[f] = v->fib_rebuilt_at[f] - t0;
+	v->fib_changes[f] = 0;
 	return 0;
 }
 
@@ -474,13 +510,17 @@ fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
 	  size_t errlen)
 {
 	int f = family == 6, rb = 0, ret;
+	uint64_t wait = 0;
 
 	ret = family == 4 ? rte_fib_add(v->fib4, ip4_host(addr), depth, idx) :
 			    rte_fib6_add(v->fib6, addr, depth, idx);
 	/* A table just rebuilt from unchanged routes is full for real:
 	 * rebuilding it again for every refused route (a table's worth of
-	 * adds each) would only cost time. */
-	if (ret == -ENOSPC && !v->fib_fresh[f]) {
+	 * adds each) would only cost time. Nor is one rebuilt again soon
+	 * after the last (churn at capacity: delete one, add one). */
+	if (ret == -ENOSPC && !v->fib_fresh[f])
+		wait = rebuild_wait_ns(r, v, f, mono_ns());
+	if (ret == -ENOSPC && !v->fib_fresh[f] && wait == 0) {
 		rb = fib_rebuild(r, v, family);
 		if (rb == 0)
 			ret = family == 4 ?
@@ -489,9 +529,19 @@ fib_write(struct tep_rib *r, struct tep_vrf *v, int family,
 	}
 	if (ret >= 0) {
 		v->fib_fresh[f] = false;
+		v->fib_changes[f]++;
 		return 0;
 	}
 	nh_put(r, idx);
+	if (wait != 0) {
+		v->fib_rebuilds_deferred[f]++;
+		return fail(err, errlen, ENOSPC, "vrf \"%s\": FIB full; the "
+			    "IPv%d table may have room after a rebuild, but "
+			    "the last one (%" PRIu64 " ms) was too recent: "
+			    "the next in %" PRIu64 " ms", v->name, family,
+			    v->fib_rebuild_ns[f] / 1000000,
+			    (wait + 999999) / 1000000);
+	}
 	if (rb == -ENOMEM)
 		return fail(err, errlen, ENOSPC, "vrf \"%s\": FIB full, and "
 			    "no memory for the fresh IPv%d table that may have "
@@ -609,6 +659,7 @@ tep_route_del(struct tep_rib *r, uint16_t vrf, int family,
 	else
 		v->routes6--;
 	v->fib_fresh[family == 6] = false;
+	v->fib_changes[family == 6]++;
 	nh_put(r, (uint32_t)idx);
 	return 0;
 }

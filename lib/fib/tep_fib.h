@@ -91,6 +91,13 @@ struct tep_vrf {
 	/* The table was rebuilt from the RIB and no route changed since: a
 	 * rebuild now would reserve just as much. */
 	bool fib_fresh[2];
+	/* When the last rebuild ended and how long it took (monotonic ns),
+	 * and the routes refused "full" because a rebuild, which might have
+	 * made room, would have come too soon after it (conf.rebuild_gap). */
+	uint64_t fib_rebuilt_at[2];
+	uint64_t fib_rebuild_ns[2];
+	uint32_t fib_rebuilds_deferred[2];
+	uint32_t fib_changes[2];	/* routes added or deleted since */
 };
 
 struct tep_rib;
@@ -106,6 +113,16 @@ struct tep_rib_conf {
 	 * NULL: nothing to do. */
 	void (*nh_init)(struct tep_rib *r, uint32_t idx, void *arg);
 	void *nh_init_arg;
+	/* A table that refuses a route is rebuilt (fib_rebuild) again only
+	 * when enough has happened since its last rebuild: the routes added
+	 * and deleted since are an eighth of its routes (64 at least), so
+	 * that the rebuild's cost is spread over them; or the last rebuild
+	 * ended rebuild_gap times its duration ago, so that rebuilds take
+	 * at most 1 / (1 + rebuild_gap) of the control thread per table.
+	 * A route refused in between is refused for good. Churn at capacity
+	 * (delete one, add one) then rebuilds a few times a second, not per
+	 * route. 0: rebuild whenever a route is refused. */
+	uint32_t rebuild_gap;
 };
 
 struct tep_rib {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -32,7 +33,7 @@ setup(void **state)
 {
 	struct tep_rib_conf rc = {
 		.max_routes4 = 1024, .max_routes6 = 1024,
-		.tbl8_4 = 256, .tbl8_6 = 256,
+		.tbl8_4 = 256, .tbl8_6 = 1024,
 	};
 	char err[256];
 
@@ -377,11 +378,120 @@ test_walk_range(void **state)
 					       err, sizeof(err)), 0);
 }
 
+/* 2001:db8:N::/64 */
+static void
+pfx64(uint8_t *a, unsigned int n)
+{
+	memset(a, 0, 16);
+	a[0] = 0x20;
+	a[1] = 0x01;
+	a[2] = 0x0d;
+	a[3] = 0xb8;
+	a[4] = (uint8_t)(n >> 8);
+	a[5] = (uint8_t)n;
+}
+
+/*
+ * Churn at capacity does not rebuild the table per route (issue: a full
+ * IPv6 table rebuilt itself for every delete-then-add): a table that
+ * refuses a route is rebuilt again only after an eighth of its routes
+ * (64 at least) changed, or after rebuild_gap times the last rebuild's
+ * duration; in between the route is refused and counted as deferred.
+ * 22.11's trie never gives a deleted /64's tbl8 groups back, so at
+ * capacity every add after a delete needs a rebuild.
+ */
+static void
+test_rebuild_bound(void **state)
+{
+	struct tep_nh bh = { .type = TEP_NHT_BLACKHOLE };
+	struct tep_rib *r2 = rib;
+	struct tep_vrf *v = NULL;
+	unsigned int n, i, next;
+	uint16_t id = 0;
+	uint32_t rb;
+	uint8_t a[16];
+	char err[256];
+	int rc2;
+
+	(void)state;
+	assert_int_equal(tep_vrf_add(r2, "rebuild", 77, err, sizeof(err)), 0);
+	for (i = 0; i < TEP_VRF_MAX; i++)
+		if (r2->vrf[i] != NULL &&
+		    strcmp(r2->vrf[i]->name, "rebuild") == 0)
+			id = (uint16_t)i;
+	v = r2->vrf[id];
+	assert_non_null(v);
+	r2->conf.rebuild_gap = 1000000;	/* the time rule: not soon */
+	/* Fill: the first refusal is the table's first rebuild. */
+	for (n = 0; n < 1024; n++) {
+		pfx64(a, n);
+		if (tep_route_add(r2, id, 6, a, 64, &bh, err, sizeof(err)))
+			break;
+	}
+	assert_true(n > 100 && n < 1024);
+	assert_int_equal(v->routes6, n);
+	assert_int_equal(v->fib_rebuilds[1], 1);
+	rb = v->fib_rebuilds[1];
+	next = 2000;
+
+	/* Delete one, add one: refused, no rebuild, counted. */
+	pfx64(a, 0);
+	assert_int_equal(tep_route_del(r2, id, 6, a, 64, err, sizeof(err)),
+			 0);
+	pfx64(a, next);
+	assert_int_equal(tep_route_add(r2, id, 6, a, 64, &bh, err,
+				       sizeof(err)), ENOSPC);
+	assert_non_null(strstr(err, "too recent"));
+	assert_int_equal(v->fib_rebuilds[1], rb);
+	assert_int_equal(v->fib_rebuilds_deferred[1], 1);
+	assert_int_equal(v->routes6, n - 1);
+
+	/* 64 changes since the rebuild pay for the next one. */
+	for (i = 1; i < 64; i++) {
+		pfx64(a, i);
+		assert_int_equal(tep_route_del(r2, id, 6, a, 64, err,
+					       sizeof(err)), 0);
+	}
+	pfx64(a, next);
+	rc2 = tep_route_add(r2, id, 6, a, 64, &bh, err, sizeof(err));
+	if (rc2 != 0)
+		fail_msg("after 64 changes: %s", err);
+	assert_int_equal(v->fib_rebuilds[1], rb + 1);
+	next++;
+
+	/* Refill to capacity (the fresh table has room for 63 more). */
+	for (i = 0; i < 63; i++, next++) {
+		pfx64(a, next);
+		assert_int_equal(tep_route_add(r2, id, 6, a, 64, &bh, err,
+					       sizeof(err)), 0);
+	}
+	pfx64(a, next);
+	assert_int_equal(tep_route_add(r2, id, 6, a, 64, &bh, err,
+				       sizeof(err)), ENOSPC);
+	rb = v->fib_rebuilds[1];
+
+	/* The time rule: rebuild_gap times the last duration later, one
+	 * delete and one add rebuild again. */
+	r2->conf.rebuild_gap = 2;
+	pfx64(a, 64);
+	assert_int_equal(tep_route_del(r2, id, 6, a, 64, err, sizeof(err)),
+			 0);
+	usleep((useconds_t)(v->fib_rebuild_ns[1] * 3 / 1000 + 2000));
+	pfx64(a, next);
+	rc2 = tep_route_add(r2, id, 6, a, 64, &bh, err, sizeof(err));
+	if (rc2 != 0)
+		fail_msg("after the gap: %s", err);
+	assert_int_equal(v->fib_rebuilds[1], rb + 1);
+
+	r2->conf.rebuild_gap = 0;
+	assert_int_equal(tep_vrf_del(r2, id, err, sizeof(err)), 0);
+}
+
 int
 main(int argc, char **argv)
 {
 	char *eal[] = { argv[0], (char *)(uintptr_t)"--no-huge",
-			(char *)(uintptr_t)"-m", (char *)(uintptr_t)"256",
+			(char *)(uintptr_t)"-m", (char *)(uintptr_t)"1024",
 			(char *)(uintptr_t)"--no-pci",
 			(char *)(uintptr_t)"--no-shconf",
 			(char *)(uintptr_t)"--log-level=lib.eal:error",
@@ -391,6 +501,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_replace_v6),
 		cmocka_unit_test(test_nh_adj),
 		cmocka_unit_test(test_walk_range),
+		cmocka_unit_test(test_rebuild_bound),
 	};
 
 	(void)argc;
