@@ -45,6 +45,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <linux/fib_rules.h>
 #include <linux/netlink.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -58,6 +59,18 @@
 #define HOST_MTU	1400	/* fits any tunnel over an IPv6 underlay of 1500 */
 #define UNDERLAY_HOST_MTU 1500	/* the default VRF's: not tunnelled */
 #define HOST_ADDRS_MAX	64
+
+/*
+ * A VRF's namespace routes by a table of tepd's, looked up before main
+ * (rule VRF_HOST_RULE_PREF): only the default route to tepd is in it, so
+ * whatever else lands in main does not steer the VRF's tasks past tepd.
+ * zebra puts its EVPN type-5 routes there (via the L3VNI bridge): the
+ * kernel's own VXLAN device would then encapsulate a `vrf exec` task's
+ * packets and send them out of the default VRF, not through the VRF's
+ * table in tepd.
+ */
+#define VRF_HOST_TABLE		0x7465	/* "te" */
+#define VRF_HOST_RULE_PREF	1000
 
 static const uint8_t gw4[4] = { 169, 254, 0, 1 };
 static const uint8_t gw6[16] = { 0xfe, 0x80, [15] = 1 };
@@ -89,6 +102,7 @@ struct nlreq {
 		struct ifaddrmsg a;
 		struct rtmsg r;
 		struct ifinfomsg i;
+		struct fib_rule_hdr f;
 	};
 	uint8_t attrs[256];
 };
@@ -183,9 +197,32 @@ nl_addr(struct vrfhost *h, const struct tep_addr *a, bool add)
 	return nl_talk(h, &q);
 }
 
-/* The kernel side's default route via tepd (169.254.0.1, fe80::1). */
+/* The rule that has the namespace look its tepd table up first. Already
+ * there (a namespace taken over): fine. */
 static int
-nl_default_route(struct vrfhost *h, int family)
+nl_host_rule(struct vrfhost *h, int family)
+{
+	uint32_t table = VRF_HOST_TABLE, pref = VRF_HOST_RULE_PREF;
+	struct nlreq q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.n.nlmsg_len = NLMSG_LENGTH(sizeof(q.f));
+	q.n.nlmsg_type = RTM_NEWRULE;
+	q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	q.f.family = family == 4 ? AF_INET : AF_INET6;
+	q.f.action = FR_ACT_TO_TBL;
+	q.f.table = RT_TABLE_UNSPEC;
+	nl_attr(&q, FRA_TABLE, &table, sizeof(table));
+	nl_attr(&q, FRA_PRIORITY, &pref, sizeof(pref));
+	ret = nl_talk(h, &q);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* The kernel side's default route via tepd (169.254.0.1, fe80::1), in
+ * table `table`. */
+static int
+nl_default_route(struct vrfhost *h, int family, uint32_t table)
 {
 	uint32_t oif = (uint32_t)h->ifindex;
 	struct nlreq q;
@@ -195,7 +232,7 @@ nl_default_route(struct vrfhost *h, int family)
 	q.n.nlmsg_type = RTM_NEWROUTE;
 	q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
 	q.r.rtm_family = family == 4 ? AF_INET : AF_INET6;
-	q.r.rtm_table = RT_TABLE_MAIN;
+	q.r.rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
 	q.r.rtm_protocol = RTPROT_STATIC;
 	q.r.rtm_scope = RT_SCOPE_UNIVERSE;
 	q.r.rtm_type = RTN_UNICAST;
@@ -206,20 +243,29 @@ nl_default_route(struct vrfhost *h, int family)
 	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6,
 		family == 4 ? 4 : 16);
 	nl_attr(&q, RTA_OIF, &oif, sizeof(oif));
+	nl_attr(&q, RTA_TABLE, &table, sizeof(table));
 	return nl_talk(h, &q);
 }
 
-/* A VRF's host sends everything to tepd; the default VRF's only what
- * goes to its subnets (their prefix routes): no default route. */
+/* A VRF's host sends everything to tepd, whatever else main holds (the
+ * default routes are in main too, for `ip route` readers); the default
+ * VRF's only what goes to its subnets (their prefix routes): no default
+ * route. */
 static int
 nl_default_routes(struct vrfhost *h)
 {
-	int ret;
+	int family, ret = 0;
 
 	if (h->own_ns)
 		return 0;
-	ret = nl_default_route(h, 4);
-	return ret != 0 ? ret : nl_default_route(h, 6);
+	for (family = 4; family <= 6 && ret == 0; family += 2) {
+		ret = nl_default_route(h, family, RT_TABLE_MAIN);
+		if (ret == 0)
+			ret = nl_default_route(h, family, VRF_HOST_TABLE);
+		if (ret == 0)
+			ret = nl_host_rule(h, family);
+	}
+	return ret;
 }
 
 /* The attribute `type` among those in [p, end), or NULL. */

@@ -231,6 +231,20 @@ else
 	cat "$WORK/ping"
 fi
 tcp_xfer "$R2" "$R1" 2001:db8:2::2 200000
+
+# A task in red reaches the EVPN prefix through tepd's red table, not
+# through zebra's copy of the route in the namespace's kernel table (via
+# br100: the kernel's vx100 would encapsulate it and send it out of the
+# default VRF's host port).
+zr=$(in_dp ip -n "$NSR" route show 198.18.2.0/24 | tr -s ' ')
+e0=$($CTL -j stats tunnel evpn-red-192.0.2.2-100 | jget tunnels.0.encap)
+$CTL vrf exec red -- ping -c 3 -i 0.2 -W 2 198.18.2.2 >"$WORK/xping" 2>&1 || true
+e1=$($CTL -j stats tunnel evpn-red-192.0.2.2-100 | jget tunnels.0.encap)
+if grep -q ' 0% packet loss' "$WORK/xping" && [ $((e1 - e0)) -ge 3 ]; then
+	ok "vrf exec red -- ping 198.18.2.2: through tepd's red table into the EVPN tunnel ($((e1 - e0)) encapsulated; zebra's kernel route: '${zr:-none}')"
+else
+	fail "vrf exec red ping: $(grep 'packet loss' "$WORK/xping"), tunnel encap $e0 -> $e1, zebra's kernel route '${zr:-none}', kernel's choice: $(in_dp ip -n "$NSR" route get 198.18.2.2 2>&1)"
+fi
 hp_pkts() { $CTL -j stats port "$HP" | $PY -c 'import json,sys
 p=json.load(sys.stdin)["ports"][0]
 print(p["rx"], p["tx"])'; }
