@@ -403,23 +403,18 @@ holder() {
 	HOLDERS+=($!)
 	sleep 0.5
 }
-# l3vni NS_UNDERLAY NS_VRF VNI LOCAL MAC: bridge (the SVI, its MAC the
-# router MAC) + vxlan device in the VRF's namespace, made next to the
-# underlay so that its socket stays there ("." for NS_UNDERLAY: the
-# current namespace).
+# l3vni NS_UNDERLAY NS_VRF VNI LOCAL MAC: the L3VNI devices (bridge with
+# the router MAC + vxlan device) in the VRF's namespace, made next to the
+# underlay ("." for NS_UNDERLAY: the current namespace) by the very
+# script docs/evpn.md tells operators to run.
+export L3VNI_DEVICES="$HERE/../../scripts/l3vni-devices"
 l3vni() {
-	local u=(-n "$1")
-	[ "$1" = . ] && u=()
-	ip "${u[@]}" link add "vx$3" type vxlan id "$3" dstport 4789 \
-		local "$4" nolearning
-	ip "${u[@]}" link set "vx$3" netns "$2"
-	ip -n "$2" link add "br$3" type bridge stp_state 0
-	ip -n "$2" link set "br$3" address "$5"
-	ip -n "$2" link set "vx$3" master "br$3"
-	ip -n "$2" link set "vx$3" up
-	ip -n "$2" link set "br$3" up
+	if [ "$1" = . ]; then
+		"$L3VNI_DEVICES" "$2" "$3" "$4" "$5"
+	else
+		ip netns exec "$1" "$L3VNI_DEVICES" "$2" "$3" "$4" "$5"
+	fi
 }
-
 # frr_run IN DAEMON [ARGS...]: start an FRR daemon through IN (a command
 # that enters the node: its holder), with $FRR_RUN/DAEMON.conf there
 # (FRR_RUN: /run/frr unless set)
