@@ -70,7 +70,8 @@
 #define FPM_QUIET_MS	2000	/* replay complete after this silence */
 #define FPM_HOLD_MS	60000	/* zebra gone: routes kept so long */
 #define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
-#define FPM_NLPORTS	64	/* zebra netlink port ids mapped to VRFs */
+#define FPM_NLPORTS	128	/* zebra netlink port ids mapped to VRFs */
+#define FPM_NLPORTS_LOGGED 8	/* unknown port ids logged per connection */
 
 /*
  * Counters, named as tepctl stats shows them ("fpm_" + name); what each
@@ -88,7 +89,8 @@
 	X(macs_added) X(macs_deleted)					\
 	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
 	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
-	X(evpn_tunnel_failed) X(evpn_no_local)
+	X(evpn_tunnel_failed) X(evpn_no_local)				\
+	X(nlport_snapshots)
 
 struct fpm_counters {
 #define FPM_X(n) uint64_t n;
@@ -126,6 +128,10 @@ static struct {
 		char name[TEP_VRF_NAME_MAX];
 	} nlport[FPM_NLPORTS];
 	unsigned int nnlport;
+	uint32_t nlport_logged[FPM_NLPORTS_LOGGED];
+	unsigned int nnlport_logged;
+	uint64_t reads;		/* reads of the stream that brought bytes */
+	uint64_t nlsnap_read;	/* `reads` when the port ids were read */
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS };
@@ -206,18 +212,57 @@ vrf_of_table(uint32_t table)
 	return -1;
 }
 
+/* An id zebra sent that is in no VRF's namespace, or in several: said
+ * once per id and connection, for the first FPM_NLPORTS_LOGGED ids (the
+ * counters go on) */
+static void
+nlport_unknown_log(uint32_t pid, int vrf)
+{
+	unsigned int i;
+
+	for (i = 0; i < fpm.nnlport_logged; i++)
+		if (fpm.nlport_logged[i] == pid)
+			return;
+	if (fpm.nnlport_logged == FPM_NLPORTS_LOGGED)
+		return;
+	fpm.nlport_logged[fpm.nnlport_logged++] = pid;
+	if (vrf == -2)
+		fprintf(stderr, "tepd: fpm: netlink port id %u is in several "
+			"vrfs' namespaces: its routes are skipped "
+			"(fpm_routes_vrf_ambiguous)\n", pid);
+	else
+		fprintf(stderr, "tepd: fpm: netlink port id %u is in no vrf's "
+			"namespace nor in tepd's: its routes are skipped "
+			"(fpm_routes_vrf_unknown; zebra must run in tepd's "
+			"network namespace, and restart with tepd)\n", pid);
+	if (fpm.nnlport_logged == FPM_NLPORTS_LOGGED)
+		fprintf(stderr, "tepd: fpm: %d unknown netlink port ids on "
+			"this connection: more are counted, not logged\n",
+			FPM_NLPORTS_LOGGED);
+}
+
 /*
  * zebra's netns VRF backend (the one usable without kernel VRF devices)
  * says table 254 for every VRF; only nlmsg_pid differs: the port id of
  * zebra's netlink socket in the VRF's namespace. With -N each VRF's host
  * side is a namespace zebra sees as a VRF, so the VRF is the one whose
- * namespace holds a route netlink socket with that port id. Looked up
- * once per port id and connection. -1: in tepd's own namespace only
- * (zebra's default VRF: zebra runs beside tepd), -2: in several VRFs'
- * (port ids are per namespace), -3: nowhere. Nowhere is not taken for
- * the default VRF: a zebra that still holds a VRF on a namespace tepd
- * has replaced (tepd restarted under it) sends with the old one's port
- * id, and a guess would put that VRF's routes into the underlay.
+ * namespace holds a route netlink socket with that port id. -1: in tepd's
+ * own namespace only (zebra's default VRF: zebra runs beside tepd), -2:
+ * in several VRFs' (port ids are per namespace), -3: nowhere. Nowhere is
+ * not taken for the default VRF: a zebra that still holds a VRF on a
+ * namespace tepd has replaced (tepd restarted under it) sends with the
+ * old one's port id, and a guess would put that VRF's routes into the
+ * underlay.
+ *
+ * The namespaces are read into one snapshot (vrfhost.c), taken again
+ * only for an id the snapshot lacks and only if it is older than the
+ * read that brought the message: zebra's socket existed before zebra
+ * sent on it, so a snapshot taken after the read has it, and an id it
+ * lacks is nowhere (the snapshot is the cache of misses). So at most one
+ * snapshot per read, and conn_read() ends the poll turn after one: ids
+ * that exist nowhere cost a binary search each. Found ids are kept per
+ * connection (zebra's ids change when it restarts) with the VRF's name,
+ * as VRF ids are reused, so that a later snapshot cannot lose them.
  */
 static int
 vrf_of_nlport(uint32_t pid)
@@ -236,27 +281,27 @@ vrf_of_nlport(uint32_t pid)
 		break;	/* that VRF was deleted: look again */
 	}
 	vrf = tep_vrfhost_vrf_of_nlport(pid);
+	if (vrf == -3 && fpm.nlsnap_read != fpm.reads) {
+		tep_vrfhost_nlports_refresh();
+		fpm.nlsnap_read = fpm.reads;
+		fpm.c.nlport_snapshots++;
+		vrf = tep_vrfhost_vrf_of_nlport(pid);
+	}
+	if (vrf == -3 || vrf == -2) {
+		nlport_unknown_log(pid, vrf);
+		return vrf;
+	}
 	if (i == fpm.nnlport) {
 		if (fpm.nnlport == FPM_NLPORTS)
-			return vrf;	/* not cached: correct, slower */
+			return vrf;	/* not kept: found again next time */
 		fpm.nnlport++;
 	}
 	fpm.nlport[i].pid = pid;
 	fpm.nlport[i].vrf = vrf;
 	snprintf(fpm.nlport[i].name, sizeof(fpm.nlport[i].name), "%s",
 		 vrf >= 0 ? tep.rib.vrf[vrf]->name : "");
-	if (vrf == -2)
-		fprintf(stderr, "tepd: fpm: netlink port id %u is in several "
-			"vrfs' namespaces: its routes are skipped "
-			"(fpm_routes_vrf_ambiguous)\n", pid);
-	else if (vrf == -3)
-		fprintf(stderr, "tepd: fpm: netlink port id %u is in no vrf's "
-			"namespace nor in tepd's: its routes are skipped "
-			"(fpm_routes_vrf_unknown; zebra must run in tepd's "
-			"network namespace, and restart with tepd)\n", pid);
-	else
-		printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
-		       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default");
+	printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
+	       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default");
 	return vrf;
 }
 
@@ -1203,10 +1248,14 @@ drain_frames(void)
 static void
 conn_read(void)
 {
-	int i;
+	uint64_t snaps = fpm.c.nlport_snapshots;
 	ssize_t n;
+	int i;
 
-	for (i = 0; i < FPM_READS_PER_POLL && fpm.cfd >= 0; i++) {
+	/* one snapshot of the netlink port ids per turn at most: the rest
+	 * of the stream waits for the next one (vrf_of_nlport()) */
+	for (i = 0; i < FPM_READS_PER_POLL && fpm.cfd >= 0 &&
+	     fpm.c.nlport_snapshots == snaps; i++) {
 		n = read(fpm.cfd, fpm.buf + fpm.blen, FPM_BUF - fpm.blen);
 		if (n == 0) {
 			fpm.c.disconnects++;
@@ -1229,6 +1278,7 @@ conn_read(void)
 		}
 		fpm.c.bytes += (uint64_t)n;
 		fpm.blen += (size_t)n;
+		fpm.reads++;
 		if (!drain_frames())
 			return;
 	}
@@ -1271,6 +1321,7 @@ conn_accept(void)
 	if (fpm.gen == 0)
 		fpm.gen = 1;
 	fpm.nnlport = 0;
+	fpm.nnlport_logged = 0;
 	fpm.sweep_due = true;
 	fpm.hold_due = false;
 	fpm.last_tsc = rte_rdtsc();
