@@ -37,7 +37,12 @@ netlink socket of `pid nl` was opened where the script started).
 --stamp FILE: the time sending began (benchmarks).
 --linger S: stay connected S seconds after the last frame (a replay that
 tepd should see complete). --expect-close S: wait up to S seconds for tepd
-to close the connection; exit 0 if it did, 3 if not.
+to close the connection; exit 0 if it did, 3 if not. Otherwise the script
+ends its side (shutdown) and waits up to 10 s for tepd to close the
+connection, which it does once it has read everything: the socket stays
+open until then, so that tepd can tell its owner (a socket closed before
+tepd accepted it has none, and is refused: docs/security.md).
+--close-at-once: close right after sending instead.
 """
 import argparse
 import ctypes
@@ -249,6 +254,7 @@ def main():
     ap.add_argument("--port", type=int, default=2620)
     ap.add_argument("--linger", type=float, default=0)
     ap.add_argument("--expect-close", type=float, default=0)
+    ap.add_argument("--close-at-once", action="store_true")
     ap.add_argument("--connect-netns", help="connect from this network "
                     "namespace (a path such as /run/netns/NAME)")
     ap.add_argument("--stamp", help="write the time (epoch s) sending "
@@ -298,6 +304,14 @@ def main():
         rc = 0 if closed else 3
     elif a.linger:
         time.sleep(a.linger)
+    elif not a.close_at_once:
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(10)
+        try:
+            while s.recv(4096):
+                pass
+        except (socket.timeout, ConnectionResetError):
+            pass
     s.close()
     return rc
 
