@@ -135,6 +135,7 @@ static struct {
 	unsigned int nnlport_logged;
 	uint64_t reads;		/* reads of the stream that brought bytes */
 	uint64_t nlsnap_read;	/* `reads` when the port ids were read */
+	uint32_t nlsnap_gen;	/* and the connection then */
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS };
@@ -263,9 +264,11 @@ nlport_unknown_log(uint32_t pid, int vrf)
  * sent on it, so a snapshot taken after the read has it, and an id it
  * lacks is nowhere (the snapshot is the cache of misses). So at most one
  * snapshot per read, and conn_read() ends the poll turn after one: ids
- * that exist nowhere cost a binary search each. Found ids are kept per
- * connection (zebra's ids change when it restarts) with the VRF's name,
- * as VRF ids are reused, so that a later snapshot cannot lose them.
+ * that exist nowhere cost a binary search each. A new connection reads
+ * afresh: the ids of a zebra that restarted are new, and an old socket's
+ * id may since be another namespace's. Found ids are kept per
+ * connection with the VRF's name, as VRF ids are reused, so that a
+ * later snapshot cannot lose them.
  */
 static int
 vrf_of_nlport(uint32_t pid)
@@ -284,9 +287,11 @@ vrf_of_nlport(uint32_t pid)
 		break;	/* that VRF was deleted: look again */
 	}
 	vrf = tep_vrfhost_vrf_of_nlport(pid);
-	if (vrf == -3 && fpm.nlsnap_read != fpm.reads) {
+	if ((vrf == -3 || fpm.nlsnap_gen != fpm.gen) &&
+	    fpm.nlsnap_read != fpm.reads) {
 		tep_vrfhost_nlports_refresh();
 		fpm.nlsnap_read = fpm.reads;
+		fpm.nlsnap_gen = fpm.gen;
 		fpm.c.nlport_snapshots++;
 		vrf = tep_vrfhost_vrf_of_nlport(pid);
 	}
