@@ -856,7 +856,8 @@ nlsnap_read_netns(int netns_fd, int own_fd, int vrf)
 	if (own_fd >= 0)
 		getsockname(own_fd, (struct sockaddr *)&own, &olen);
 	if (netns_fd < 0 || setns(netns_fd, CLONE_NEWNET) == 0)
-		fd = open("/proc/thread-self/net/netlink", O_RDONLY | O_CLOEXEC);
+		fd = open("/proc/thread-self/net/netlink",
+			  O_RDONLY | O_CLOEXEC);
 	if (netns_fd >= 0)
 		tep_netns_home();
 	if (fd >= 0)

@@ -323,7 +323,8 @@ expect "evpn route after the MAC" "$(has red 198.18.102.0/24)" fpm
 
 # 6. zebra gone for good: after the hold time every FPM route goes, and
 # configured ones stay
-$CTL fpm set hold 1
+# (hold 3 s: the checks below take a second on a loaded machine)
+$CTL fpm set hold 3
 $FEED add 198.18.12.0/24 via 198.51.100.2
 wait_for default 198.18.12.0/24 fpm
 sleep 0.5
