@@ -420,43 +420,57 @@ done
 # 11. a peer outside tepd's namespace (here: another namespace over a
 # veth) has no uid tepd can learn: refused unless `fpm set remote on`;
 # a local root process connecting to the same non-loopback address is
-# let in (what counts is where the socket is, not the address)
+# let in (what counts is where the socket is, not the address). On an
+# IPv6 listener ([::]: IPv4 peers as ::ffff:a.b.c.d), also over ::1.
 ip link add fpmr0 netns "$DP" type veth peer name fpmr1 netns "$PEER"
 ip -n "$DP" addr add 100.64.0.1/30 dev fpmr0
 ip -n "$PEER" addr add 100.64.0.2/30 dev fpmr1
 ip -n "$DP" link set fpmr0 up
 ip -n "$PEER" link set fpmr1 up
-TEPD_ARGS="-P 100.64.0.1:2621" tepd_start "$DP" "$WORK/r.sock" "$WORK/empty.conf" \
+TEPD_ARGS="-P [::]:2621" tepd_start "$DP" "$WORK/r.sock" "$WORK/empty.conf" \
 	--vdev=net_null0
 CTLR="$TEPCTL -s $WORK/r.sock"
 RLOG=$WORK/tepd-r.sock.log
-rfeed() {	# rfeed NS ARGS...
-	local ns=$1; shift
-	ip netns exec "$ns" $PY "$HERE/fpm_feed.py" --addr 100.64.0.1 --port 2621 "$@"
+rfeed() {	# rfeed NS ADDR ARGS...
+	local ns=$1 addr=$2; shift 2
+	ip netns exec "$ns" $PY "$HERE/fpm_feed.py" --addr "$addr" --port 2621 "$@"
 }
 rhas() {
 	$CTLR -j route show | $PY -c 'import json,sys
 d=json.load(sys.stdin)
 print("fpm" if any(x["prefix"]==sys.argv[1] for x in d["routes"]) else "none")' "$1"
 }
+rcnt() { $CTLR -j stats | jget "fpm.fpm_$1"; }
 rc=0
-rfeed "$PEER" --expect-close 3 add 198.18.17.0/24 blackhole 2>/dev/null || rc=$?
-got="rc=$rc $(rhas 198.18.17.0/24) $($CTLR -j stats | jget fpm.fpm_refused_unverified)"
+rfeed "$PEER" 100.64.0.1 --expect-close 3 add 198.18.17.0/24 blackhole 2>/dev/null || rc=$?
+got="rc=$rc $(rhas 198.18.17.0/24) $(rcnt refused_unverified)"
 if [ "$got" = "rc=0 none 1" ] &&
-   grep -q "refused: its socket is not in tepd's network namespace" "$RLOG"; then
+   grep -q "connection from \[::ffff:100.64.0.2\]:[0-9]* refused: its socket is not in tepd's network namespace" "$RLOG"; then
 	ok "a peer in another namespace: refused, counted, logged"
 else
 	fail "peer in another namespace: got '$got', want 'rc=0 none 1'"
 	grep "tepd: fpm:" "$RLOG" | tail -3
 fi
-rfeed "$DP" add 198.18.18.0/24 blackhole 2>/dev/null
-$CTLR fpm set remote on
-rfeed "$PEER" add 198.18.17.0/24 blackhole 2>/dev/null
-got="$(rhas 198.18.18.0/24) $(rhas 198.18.17.0/24)"
-if [ "$got" = "fpm fpm" ] && $CTLR -j fpm show | grep -q '"remote": *true'; then
-	ok "local root on a non-loopback address let in; remote peer let in with remote on"
+rc=0
+ip netns exec "$DP" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$PY "$HERE/fpm_feed.py" --addr ::1 --port 2621 --expect-close 3 \
+	add 198.18.19.0/24 blackhole 2>/dev/null || rc=$?
+got="rc=$rc $(rhas 198.18.19.0/24) $(rcnt refused_uid)"
+if [ "$got" = "rc=0 none 1" ] &&
+   grep -q "connection from \[::1\]:[0-9]* refused: uid 65534" "$RLOG"; then
+	ok "IPv6: uid 65534 over ::1 refused"
 else
-	fail "remote on / local: got '$got', want 'fpm fpm'"
+	fail "IPv6 uid 65534: got '$got', want 'rc=0 none 1'"
+fi
+rfeed "$DP" 100.64.0.1 add 198.18.18.0/24 blackhole 2>/dev/null
+rfeed "$DP" ::1 add 198.18.20.0/24 blackhole 2>/dev/null
+$CTLR fpm set remote on
+rfeed "$PEER" 100.64.0.1 add 198.18.17.0/24 blackhole 2>/dev/null
+got="$(rhas 198.18.18.0/24) $(rhas 198.18.20.0/24) $(rhas 198.18.17.0/24)"
+if [ "$got" = "fpm fpm fpm" ] && $CTLR -j fpm show | grep -q '"remote": *true'; then
+	ok "local root let in on a non-loopback address and over ::1; the remote peer with remote on"
+else
+	fail "remote on / local: got '$got', want 'fpm fpm fpm'"
 fi
 
 finish
