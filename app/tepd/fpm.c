@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,7 @@
 
 #include "tep_out.h"
 #include "tep_fpm.h"
+#include "peer_uid.h"
 #include "tepd.h"
 
 /* a whole frame always fits behind a partial one */
@@ -70,7 +72,8 @@
 #define FPM_QUIET_MS	2000	/* replay complete after this silence */
 #define FPM_HOLD_MS	60000	/* zebra gone: routes kept so long */
 #define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
-#define FPM_NLPORTS	64	/* zebra netlink port ids mapped to VRFs */
+#define FPM_NLPORTS	128	/* zebra netlink port ids mapped to VRFs */
+#define FPM_NLPORTS_LOGGED 8	/* unknown port ids logged per connection */
 
 /*
  * Counters, named as tepctl stats shows them ("fpm_" + name); what each
@@ -78,6 +81,7 @@
  */
 #define FPM_COUNTERS(X)							\
 	X(connects) X(disconnects) X(conn_replaced) X(conn_dropped)	\
+	X(refused_uid) X(refused_unverified)				\
 	X(frames) X(bytes) X(ignored)					\
 	X(routes_added) X(routes_deleted)				\
 	X(route_del_unknown) X(route_del_not_fpm) X(routes_static_kept)	\
@@ -88,7 +92,8 @@
 	X(macs_added) X(macs_deleted)					\
 	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
 	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
-	X(evpn_tunnel_failed) X(evpn_no_local)
+	X(evpn_tunnel_failed) X(evpn_no_local)				\
+	X(nlport_snapshots)
 
 struct fpm_counters {
 #define FPM_X(n) uint64_t n;
@@ -126,6 +131,11 @@ static struct {
 		char name[TEP_VRF_NAME_MAX];
 	} nlport[FPM_NLPORTS];
 	unsigned int nnlport;
+	uint32_t nlport_logged[FPM_NLPORTS_LOGGED];
+	unsigned int nnlport_logged;
+	uint64_t reads;		/* reads of the stream that brought bytes */
+	uint64_t nlsnap_read;	/* `reads` when the port ids were read */
+	uint32_t nlsnap_gen;	/* and the connection then */
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS };
@@ -206,18 +216,59 @@ vrf_of_table(uint32_t table)
 	return -1;
 }
 
+/* An id zebra sent that is in no VRF's namespace, or in several: said
+ * once per id and connection, for the first FPM_NLPORTS_LOGGED ids (the
+ * counters go on) */
+static void
+nlport_unknown_log(uint32_t pid, int vrf)
+{
+	unsigned int i;
+
+	for (i = 0; i < fpm.nnlport_logged; i++)
+		if (fpm.nlport_logged[i] == pid)
+			return;
+	if (fpm.nnlport_logged == FPM_NLPORTS_LOGGED)
+		return;
+	fpm.nlport_logged[fpm.nnlport_logged++] = pid;
+	if (vrf == -2)
+		fprintf(stderr, "tepd: fpm: netlink port id %u is in several "
+			"vrfs' namespaces: its routes are skipped "
+			"(fpm_routes_vrf_ambiguous)\n", pid);
+	else
+		fprintf(stderr, "tepd: fpm: netlink port id %u is in no vrf's "
+			"namespace nor in tepd's: its routes are skipped "
+			"(fpm_routes_vrf_unknown; zebra must run in tepd's "
+			"network namespace, and restart with tepd)\n", pid);
+	if (fpm.nnlport_logged == FPM_NLPORTS_LOGGED)
+		fprintf(stderr, "tepd: fpm: %d unknown netlink port ids on "
+			"this connection: more are counted, not logged\n",
+			FPM_NLPORTS_LOGGED);
+}
+
 /*
  * zebra's netns VRF backend (the one usable without kernel VRF devices)
  * says table 254 for every VRF; only nlmsg_pid differs: the port id of
  * zebra's netlink socket in the VRF's namespace. With -N each VRF's host
  * side is a namespace zebra sees as a VRF, so the VRF is the one whose
- * namespace holds a route netlink socket with that port id. Looked up
- * once per port id and connection. -1: in tepd's own namespace only
- * (zebra's default VRF: zebra runs beside tepd), -2: in several VRFs'
- * (port ids are per namespace), -3: nowhere. Nowhere is not taken for
- * the default VRF: a zebra that still holds a VRF on a namespace tepd
- * has replaced (tepd restarted under it) sends with the old one's port
- * id, and a guess would put that VRF's routes into the underlay.
+ * namespace holds a route netlink socket with that port id. -1: in tepd's
+ * own namespace only (zebra's default VRF: zebra runs beside tepd), -2:
+ * in several VRFs' (port ids are per namespace), -3: nowhere. Nowhere is
+ * not taken for the default VRF: a zebra that still holds a VRF on a
+ * namespace tepd has replaced (tepd restarted under it) sends with the
+ * old one's port id, and a guess would put that VRF's routes into the
+ * underlay.
+ *
+ * The namespaces are read into one snapshot (vrfhost.c), taken again
+ * only for an id the snapshot lacks and only if it is older than the
+ * read that brought the message: zebra's socket existed before zebra
+ * sent on it, so a snapshot taken after the read has it, and an id it
+ * lacks is nowhere (the snapshot is the cache of misses). So at most one
+ * snapshot per read, and conn_read() ends the poll turn after one: ids
+ * that exist nowhere cost a binary search each. A new connection reads
+ * afresh: the ids of a zebra that restarted are new, and an old socket's
+ * id may since be another namespace's. Found ids are kept per
+ * connection with the VRF's name, as VRF ids are reused, so that a
+ * later snapshot cannot lose them.
  */
 static int
 vrf_of_nlport(uint32_t pid)
@@ -236,27 +287,29 @@ vrf_of_nlport(uint32_t pid)
 		break;	/* that VRF was deleted: look again */
 	}
 	vrf = tep_vrfhost_vrf_of_nlport(pid);
+	if ((vrf == -3 || fpm.nlsnap_gen != fpm.gen) &&
+	    fpm.nlsnap_read != fpm.reads) {
+		tep_vrfhost_nlports_refresh();
+		fpm.nlsnap_read = fpm.reads;
+		fpm.nlsnap_gen = fpm.gen;
+		fpm.c.nlport_snapshots++;
+		vrf = tep_vrfhost_vrf_of_nlport(pid);
+	}
+	if (vrf == -3 || vrf == -2) {
+		nlport_unknown_log(pid, vrf);
+		return vrf;
+	}
 	if (i == fpm.nnlport) {
 		if (fpm.nnlport == FPM_NLPORTS)
-			return vrf;	/* not cached: correct, slower */
+			return vrf;	/* not kept: found again next time */
 		fpm.nnlport++;
 	}
 	fpm.nlport[i].pid = pid;
 	fpm.nlport[i].vrf = vrf;
 	snprintf(fpm.nlport[i].name, sizeof(fpm.nlport[i].name), "%s",
 		 vrf >= 0 ? tep.rib.vrf[vrf]->name : "");
-	if (vrf == -2)
-		fprintf(stderr, "tepd: fpm: netlink port id %u is in several "
-			"vrfs' namespaces: its routes are skipped "
-			"(fpm_routes_vrf_ambiguous)\n", pid);
-	else if (vrf == -3)
-		fprintf(stderr, "tepd: fpm: netlink port id %u is in no vrf's "
-			"namespace nor in tepd's: its routes are skipped "
-			"(fpm_routes_vrf_unknown; zebra must run in tepd's "
-			"network namespace, and restart with tepd)\n", pid);
-	else
-		printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
-		       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default");
+	printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
+	       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default");
 	return vrf;
 }
 
@@ -1203,10 +1256,14 @@ drain_frames(void)
 static void
 conn_read(void)
 {
-	int i;
+	uint64_t snaps = fpm.c.nlport_snapshots;
 	ssize_t n;
+	int i;
 
-	for (i = 0; i < FPM_READS_PER_POLL && fpm.cfd >= 0; i++) {
+	/* one snapshot of the netlink port ids per turn at most: the rest
+	 * of the stream waits for the next one (vrf_of_nlport()) */
+	for (i = 0; i < FPM_READS_PER_POLL && fpm.cfd >= 0 &&
+	     fpm.c.nlport_snapshots == snaps; i++) {
 		n = read(fpm.cfd, fpm.buf + fpm.blen, FPM_BUF - fpm.blen);
 		if (n == 0) {
 			fpm.c.disconnects++;
@@ -1229,40 +1286,266 @@ conn_read(void)
 		}
 		fpm.c.bytes += (uint64_t)n;
 		fpm.blen += (size_t)n;
+		fpm.reads++;
 		if (!drain_frames())
 			return;
 	}
 }
 
+/* ---- who may connect ---------------------------------------------------- */
+
+/*
+ * Whoever feeds the FPM port writes tepd's RIB, the underlay's included,
+ * and a new connection replaces zebra's. So only zebra may connect: the
+ * peer's socket must be in tepd's network namespace and owned by root,
+ * by tepd's uid or by one of `fpm set uids` (default: user frr's). A
+ * peer whose socket is not in the namespace (another host, another
+ * namespace) has no uid tepd can learn: refused unless `fpm set remote
+ * on`. Checked before anything of the current session is touched.
+ */
+#define FPM_UIDS_MAX	8
+#define FPM_REFUSALS_LOGGED 10	/* per second; the counters go on */
+#define FPM_ACCEPTS_PER_POLL 8
+
+static struct {
+	int diag_fd;		/* NETLINK_SOCK_DIAG in tepd's namespace */
+	uint32_t uid[FPM_UIDS_MAX];	/* besides root and tepd's own */
+	unsigned int nuid;
+	bool uids_set;		/* by `fpm set uids`; else user frr's */
+	bool any;		/* `fpm set uids any`: no check */
+	bool remote;		/* `fpm set remote on` */
+	uint64_t log_tsc;	/* start of the current second of logs */
+	unsigned int logged, unlogged;
+} door = { .diag_fd = -1 };
+
+static bool
+uid_allowed(uint32_t uid)
+{
+	unsigned int i;
+
+	if (uid == 0 || uid == (uint32_t)geteuid())
+		return true;
+	for (i = 0; i < door.nuid; i++)
+		if (door.uid[i] == uid)
+			return true;
+	return false;
+}
+
 static void
+refusal_log(const char *peer, const char *why)
+{
+	uint64_t now = rte_rdtsc();
+
+	if (now - door.log_tsc >= rte_get_tsc_hz()) {
+		if (door.unlogged != 0)
+			fprintf(stderr, "tepd: fpm: %u more connection(s) "
+				"refused, not logged\n", door.unlogged);
+		door.log_tsc = now;
+		door.logged = door.unlogged = 0;
+	}
+	if (door.logged++ >= FPM_REFUSALS_LOGGED) {
+		door.unlogged++;
+		return;
+	}
+	fprintf(stderr, "tepd: fpm: connection from %s refused: %s\n", peer,
+		why);
+}
+
+/* May the peer of this accepted connection feed routes? If not, counted
+ * and logged. */
+static bool
+peer_allowed(int fd, const char *peer)
+{
+	char why[160];
+	uint32_t uid = 0;
+	int ret;
+
+	if (door.any)
+		return true;
+	ret = door.diag_fd >= 0 ? tep_tcp_peer_uid(door.diag_fd, fd, &uid) :
+				  -EBADF;
+	if (ret == 0 && uid_allowed(uid))
+		return true;
+	if (ret == -ENOENT && door.remote)
+		return true;
+	if (ret == 0) {
+		fpm.c.refused_uid++;
+		snprintf(why, sizeof(why), "uid %u is not allowed (root, "
+			 "tepd's uid and fpm set uids are)", uid);
+	} else {
+		fpm.c.refused_unverified++;
+		if (ret == -ENOENT)
+			snprintf(why, sizeof(why), "its socket is not in "
+				 "tepd's network namespace, its uid unknown "
+				 "(fpm set remote on admits such peers)");
+		else if (ret == -ESRCH)
+			snprintf(why, sizeof(why), "its socket is closed, its "
+				 "owner unknown");
+		else
+			snprintf(why, sizeof(why), "its uid could not be "
+				 "looked up (sock_diag: %s)", strerror(-ret));
+	}
+	refusal_log(peer, why);
+	return false;
+}
+
+static void
+peer_name(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
+	} else {
+		const struct sockaddr_in6 *s6 =
+			(const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
+	}
+}
+
+/* The default allowed uid: FRR's user, when there is one. */
+static void
+uids_default(void)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	if (door.uids_set)
+		return;
+	door.nuid = 0;
+	if (getpwnam_r("frr", &pw, buf, sizeof(buf), &res) == 0 &&
+	    res != NULL)
+		door.uid[door.nuid++] = (uint32_t)pw.pw_uid;
+}
+
+/* `fpm set uids LIST|none|any`, `fpm set remote on|off`: 0 or EINVAL
+ * with nothing changed */
+static int
+door_set(const char *key, const char *value, char *err, size_t errlen)
+{
+	uint32_t uid[FPM_UIDS_MAX];
+	unsigned int n = 0;
+	char list[256], *tok, *save = NULL;
+
+	if (strcmp(key, "remote") == 0) {
+		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+			snprintf(err, errlen, "fpm set remote on|off, not "
+				 "\"%s\"", value);
+			return EINVAL;
+		}
+		door.remote = strcmp(value, "on") == 0;
+		return 0;
+	}
+	if (strcmp(value, "any") == 0) {
+		door.any = door.uids_set = true;
+		door.nuid = 0;
+		return 0;
+	}
+	if (snprintf(list, sizeof(list), "%s", value) >= (int)sizeof(list)) {
+		snprintf(err, errlen, "fpm set uids: list too long");
+		return EINVAL;
+	}
+	for (tok = strtok_r(list, ",", &save);
+	     tok != NULL && strcmp(value, "none") != 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct passwd pw, *res = NULL;
+		char buf[1024], *end;
+		unsigned long v;
+
+		if (n == FPM_UIDS_MAX) {
+			snprintf(err, errlen, "fpm set uids: at most %d",
+				 FPM_UIDS_MAX);
+			return EINVAL;
+		}
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (*tok >= '0' && *tok <= '9' && *end == '\0' &&
+		    errno == 0 && v < UINT32_MAX) {
+			uid[n++] = (uint32_t)v;
+			continue;
+		}
+		if (getpwnam_r(tok, &pw, buf, sizeof(buf), &res) != 0 ||
+		    res == NULL) {
+			snprintf(err, errlen, "fpm set uids: no user \"%s\" "
+				 "(UID|USER[,...], none, any)", tok);
+			return EINVAL;
+		}
+		uid[n++] = (uint32_t)pw.pw_uid;
+	}
+	if (n == 0 && strcmp(value, "none") != 0) {
+		snprintf(err, errlen, "fpm set uids UID|USER[,...] | none | "
+			 "any");
+		return EINVAL;
+	}
+	memcpy(door.uid, uid, n * sizeof(uid[0]));
+	door.nuid = n;
+	door.any = false;
+	door.uids_set = true;
+	return 0;
+}
+
+static void
+door_show(struct tep_out *o)
+{
+	uint32_t self = (uint32_t)geteuid();
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+	unsigned int i;
+
+	tep_out_bool(o, "uid_check", NULL, !door.any);
+	if (door.any)
+		tep_out_text(o, "allowed uids: any (fpm set uids any)");
+	tep_out_open_array(o, "allowed_uids");
+	if (!door.any) {
+		tep_out_u64(o, NULL, "allowed uids: %" PRIu64 " (root)", 0);
+		if (self != 0)
+			tep_out_u64(o, NULL, ", %" PRIu64 " (tepd)", self);
+	}
+	for (i = 0; i < door.nuid; i++) {
+		if (door.uid[i] == 0 || door.uid[i] == self)
+			continue;
+		tep_out_u64(o, NULL, ", %" PRIu64, door.uid[i]);
+		if (getpwuid_r(door.uid[i], &pw, buf, sizeof(buf), &res) == 0 &&
+		    res != NULL)
+			tep_out_text(o, " (%s)", pw.pw_name);
+	}
+	tep_out_close_array(o);
+	tep_out_bool(o, "remote", NULL, door.remote);
+	tep_out_text(o, "; peers outside tepd's namespace: %s",
+		     door.remote ? "let in (remote on)" : "refused");
+	tep_out_newline(o);
+}
+
+/* ---- accepting ---------------------------------------------------------- */
+
+/* One connection from the backlog; false when there was none. */
+static bool
 conn_accept(void)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	char a[INET6_ADDRSTRLEN] = "?";
+	char peer[sizeof(fpm.peer)];
 	int fd;
 
 	fd = accept4(fpm.lfd, (struct sockaddr *)&ss, &sl,
 		     SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
+	peer_name(&ss, peer, sizeof(peer));
+	if (!peer_allowed(fd, peer)) {
+		close(fd);
+		return true;
+	}
 	if (fpm.cfd >= 0) {
 		fpm.c.conn_replaced++;
 		conn_close("replaced by a new connection");
 	}
-	if (ss.ss_family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		snprintf(fpm.peer, sizeof(fpm.peer), "%s:%u", a,
-			 ntohs(s4->sin_port));
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		snprintf(fpm.peer, sizeof(fpm.peer), "[%s]:%u", a,
-			 ntohs(s6->sin6_port));
-	}
+	snprintf(fpm.peer, sizeof(fpm.peer), "%s", peer);
 	fpm.cfd = fd;
 	fpm.blen = 0;
 	fpm.frame_no = 0;
@@ -1271,6 +1554,7 @@ conn_accept(void)
 	if (fpm.gen == 0)
 		fpm.gen = 1;
 	fpm.nnlport = 0;
+	fpm.nnlport_logged = 0;
 	fpm.sweep_due = true;
 	fpm.hold_due = false;
 	fpm.last_tsc = rte_rdtsc();
@@ -1278,16 +1562,20 @@ conn_accept(void)
 	printf("tepd: fpm: connection from %s (generation %u)\n", fpm.peer,
 	       fpm.gen);
 	fflush(stdout);
+	return true;
 }
 
 void
 tep_fpm_poll(void)
 {
 	uint64_t now;
+	int i;
 
 	if (!fpm.enabled)
 		return;
-	conn_accept();
+	/* refused connections must not queue up in the small backlog */
+	for (i = 0; i < FPM_ACCEPTS_PER_POLL && conn_accept(); i++)
+		;
 	if (fpm.cfd >= 0)
 		conn_read();
 	now = rte_rdtsc();
@@ -1344,6 +1632,15 @@ tep_fpm_start(const char *listen_arg, char *err, size_t errlen)
 		fpm.buf = NULL;
 		return -1;
 	}
+	/* in tepd's namespace, as the listener: the peers it can see are
+	 * those that can reach 127.0.0.1 */
+	door.diag_fd = tep_sock_diag_open();
+	if (door.diag_fd < 0 && !door.any)
+		fprintf(stderr, "tepd: fpm: no sock_diag socket (%s): every "
+			"connection will be refused, as its uid cannot be "
+			"told (fpm set uids any admits them)\n",
+			strerror(errno));
+	uids_default();
 	snprintf(fpm.listen, sizeof(fpm.listen), "%s", listen_arg);
 	fpm.enabled = true;
 	return 0;
@@ -1356,7 +1653,9 @@ tep_fpm_stop(void)
 		close(fpm.cfd);
 	if (fpm.lfd >= 0)
 		close(fpm.lfd);
-	fpm.cfd = fpm.lfd = -1;
+	if (door.diag_fd >= 0)
+		close(door.diag_fd);
+	fpm.cfd = fpm.lfd = door.diag_fd = -1;
 	free(fpm.buf);
 	fpm.buf = NULL;
 	fpm.enabled = false;
@@ -1433,6 +1732,7 @@ tep_fpm_show(struct tep_out *o)
 	tep_out_str(o, "listen", NULL, fpm.listen);
 	tep_out_text(o, "fpm: listening on %s", fpm.listen);
 	tep_out_newline(o);
+	door_show(o);
 	tep_out_bool(o, "connected", NULL, fpm.cfd >= 0);
 	if (fpm.cfd >= 0)
 		tep_out_str(o, "peer", "connected: %s", fpm.peer);
@@ -1472,6 +1772,8 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 	double s;
 	uint32_t ms;
 
+	if (strcmp(key, "uids") == 0 || strcmp(key, "remote") == 0)
+		return door_set(key, value, err, errlen);
 	errno = 0;
 	s = strtod(value, &end);
 	if (end == value || *end != '\0' || errno != 0 ||
@@ -1495,7 +1797,8 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 		fpm.stale_ms = ms;
 	} else {
 		snprintf(err, errlen, "fpm set quiet SECONDS | hold SECONDS | "
-			 "stale SECONDS");
+			 "stale SECONDS | uids UID|USER[,...]|none|any | "
+			 "remote on|off");
 		return EINVAL;
 	}
 	return 0;

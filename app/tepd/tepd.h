@@ -357,11 +357,14 @@ int tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino);
 /* Tasks (thread-group ids) whose network namespace is the VRF's: how many
  * there are; the first max go to pids. */
 int tep_vrfhost_pids(uint16_t vrf, int *pids, int max);
-/* The VRF whose host namespace holds a route netlink socket bound to
- * `portid` (zebra's netns VRF backend: nlmsg_pid of its FPM messages);
- * -1 in tepd's own namespace only (zebra's default VRF), -2 in several
- * VRFs', -3 nowhere. */
+/* The VRF whose host namespace held a route netlink socket bound to
+ * `portid` (zebra's netns VRF backend: nlmsg_pid of its FPM messages)
+ * when tep_vrfhost_nlports_refresh() last looked: -1 in tepd's own
+ * namespace only (zebra's default VRF), -2 in several VRFs', -3 nowhere.
+ * The lookup is a search in memory; the refresh reads every VRF
+ * namespace's netlink sockets. */
 int tep_vrfhost_vrf_of_nlport(uint32_t portid);
+void tep_vrfhost_nlports_refresh(void);
 /* The VNI of the VXLAN device `ifindex` in the VRF's host namespace: 0,
  * or -errno (not a VXLAN device: -EINVAL). */
 int tep_vrfhost_vxlan_vni(uint16_t vrf, int ifindex, uint32_t *vni);

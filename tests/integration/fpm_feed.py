@@ -18,19 +18,37 @@ several words up to the next ';'):
                               as ::ffff:a.b.c.d for IPv6 prefixes
   del PREFIX [table N]
   mac MAC VTEP / macdel MAC VTEP     router MAC (AF_BRIDGE neighbour)
-  bulk N BASE4 via GW [table N]      N /32 routes from BASE4 upwards
+  bulk N BASE4 via GW [table N] [per-frame M]
+                                     N /32 routes from BASE4 upwards, M
+                                     netlink messages per FPM frame
+                                     (default 1)
   hex FILE                           every frame of a golden .hex file
   bad short|nlmsg-len|attr-trunc|nested-past-end|rtnh-past-end|
       version
                                      one malformed frame
   partial                            half a frame, then the end of stream
+add, evpn, del and bulk take `pid X` too: the nlmsg_pid of their
+messages (zebra's netlink port id in the VRF's namespace, what tepd -N
+maps to a VRF). X: a number, `random` (a random id per message), or `nl`:
+the port id of a NETLINK_ROUTE socket this script opens in the namespace
+it starts in and keeps open until it exits.
+--connect-netns PATH: connect from that network namespace (after the
+netlink socket of `pid nl` was opened where the script started).
 --stamp FILE: the time sending began (benchmarks).
 --linger S: stay connected S seconds after the last frame (a replay that
 tepd should see complete). --expect-close S: wait up to S seconds for tepd
-to close the connection; exit 0 if it did, 3 if not.
+to close the connection; exit 0 if it did, 3 if not. Otherwise the script
+ends its side (shutdown) and waits up to 10 s for tepd to close the
+connection, which it does once it has read everything: the socket stays
+open until then, so that tepd can tell its owner (a socket closed before
+tepd accepted it has none, and is refused: docs/security.md).
+--close-at-once: close right after sending instead.
 """
 import argparse
+import ctypes
 import ipaddress
+import os
+import random
 import socket
 import struct
 import sys
@@ -42,6 +60,30 @@ RTA_MULTIPATH, RTA_TABLE, RTA_ENCAP_TYPE, RTA_ENCAP = 9, 15, 21, 22
 NDA_DST, NDA_LLADDR, NDA_MASTER = 1, 2, 9
 AF_BRIDGE = 7
 PID = 0x8084c54d	# what zebra put there in one capture: any value
+CLONE_NEWNET = 0x40000000
+NL_SOCK = None		# the socket behind `pid nl`, kept open
+
+
+def nl_port():
+    global NL_SOCK
+    if NL_SOCK is None:
+        NL_SOCK = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+        NL_SOCK.bind((0, 0))
+    return NL_SOCK.getsockname()[0]
+
+
+def pid_of(o):
+    """The nlmsg_pid a command's `pid X` asks for (a function: random
+    draws one per message)."""
+    x = o.get("pid")
+    if x is None:
+        return lambda: PID
+    if x == "random":
+        return lambda: random.randrange(1, 1 << 32)
+    if x == "nl":
+        p = nl_port()
+        return lambda: p
+    return lambda: int(x, 0)
 
 
 def attr(t, data):
@@ -53,12 +95,22 @@ def u32(v):
     return struct.pack("=I", v)
 
 
-def frame(nl_type, flags, body, fix_nlmsg_len=None, fix_fpm_len=None):
+def nlmsg(nl_type, flags, body, pid=PID, fix_nlmsg_len=None):
     nlen = 16 + len(body)
-    nl = struct.pack("=IHHII", nlen if fix_nlmsg_len is None else
-                     fix_nlmsg_len, nl_type, flags, 0, PID) + body
+    return struct.pack("=IHHII", nlen if fix_nlmsg_len is None else
+                       fix_nlmsg_len, nl_type, flags, 0, pid) + body
+
+
+def frame(nl_type, flags, body, fix_nlmsg_len=None, fix_fpm_len=None,
+          pid=PID):
+    nl = nlmsg(nl_type, flags, body, pid, fix_nlmsg_len)
     flen = 4 + len(nl) if fix_fpm_len is None else fix_fpm_len
     return struct.pack("!BBH", 1, 1, flen) + nl
+
+
+def fpm_frame(msgs):
+    nl = b"".join(msgs)
+    return struct.pack("!BBH", 1, 1, 4 + len(nl)) + nl
 
 
 def route(add, prefix, table=254, rtype=1, proto=196, gws=(), vni=None,
@@ -121,17 +173,17 @@ def cmd_frames(w):
             vni = int(o["vni"]) if "vni" in o else None
             _, body = route(True, w[1], table, 1, gws=gws, vni=vni,
                             oif=3, proto=int(o.get("proto", 196)))
-        return [frame(RTM_NEWROUTE, 0x0501, body)]
+        return [frame(RTM_NEWROUTE, 0x0501, body, pid=pid_of(o)())]
     if c == "evpn":
         net = ipaddress.ip_network(w[1])
         o = opts(w[3:])
         _, body = route(True, w[1], int(o.get("table", 254)), 1, proto=186,
                         gws=[gw_bytes(net, w[2])], oif=2, rtm_flags=4)
-        return [frame(RTM_NEWROUTE, 0x0501, body)]
+        return [frame(RTM_NEWROUTE, 0x0501, body, pid=pid_of(o)())]
     if c == "del":
         o = opts(w[2:])
         _, body = route(False, w[1], int(o.get("table", 254)))
-        return [frame(RTM_DELROUTE, 0x0401, body)]
+        return [frame(RTM_DELROUTE, 0x0401, body, pid=pid_of(o)())]
     if c in ("mac", "macdel"):
         mac = bytes(int(x, 16) for x in w[1].split(":"))
         vtep = ipaddress.ip_address(w[2]).packed
@@ -144,11 +196,16 @@ def cmd_frames(w):
         n, base, o = int(w[1]), int(ipaddress.ip_address(w[2])), opts(w[3:])
         gw = ipaddress.ip_address(o["via"]).packed
         table = int(o.get("table", 254))
-        out = []
+        per_frame = int(o.get("per-frame", 1))
+        pid = pid_of(o)
+        out, msgs = [], []
         for i in range(n):
             p = ipaddress.ip_address(base + i)
             _, body = route(True, "%s/32" % p, table, 1, gws=[gw], oif=3)
-            out.append(frame(RTM_NEWROUTE, 0x0501, body))
+            msgs.append(nlmsg(RTM_NEWROUTE, 0x0501, body, pid()))
+            if len(msgs) == per_frame or i == n - 1:
+                out.append(fpm_frame(msgs))
+                msgs = []
         return out
     if c == "hex":
         with open(w[1]) as f:
@@ -197,6 +254,9 @@ def main():
     ap.add_argument("--port", type=int, default=2620)
     ap.add_argument("--linger", type=float, default=0)
     ap.add_argument("--expect-close", type=float, default=0)
+    ap.add_argument("--close-at-once", action="store_true")
+    ap.add_argument("--connect-netns", help="connect from this network "
+                    "namespace (a path such as /run/netns/NAME)")
     ap.add_argument("--stamp", help="write the time (epoch s) sending "
                     "began to this file")
     ap.add_argument("cmds", nargs="*")
@@ -215,6 +275,13 @@ def main():
     frames = []
     for c in cmds:
         frames += cmd_frames(c)
+    if a.connect_netns:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open(a.connect_netns, os.O_RDONLY)
+        if libc.setns(fd, CLONE_NEWNET) != 0:
+            raise SystemExit("setns %s: %s" % (
+                a.connect_netns, os.strerror(ctypes.get_errno())))
+        os.close(fd)
     s = socket.create_connection((a.addr, a.port), timeout=10)
     data = b"".join(frames)
     if a.stamp:
@@ -237,6 +304,14 @@ def main():
         rc = 0 if closed else 3
     elif a.linger:
         time.sleep(a.linger)
+    elif not a.close_at_once:
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(10)
+        try:
+            while s.recv(4096):
+                pass
+        except (socket.timeout, ConnectionResetError):
+            pass
     s.close()
     return rc
 

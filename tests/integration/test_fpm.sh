@@ -7,7 +7,8 @@
 # smaller replay sweeps what was not replayed; routes are held after a
 # disconnect, then removed; configured routes survive all of it;
 # malformed frames drop the connection, are counted and logged, and change
-# nothing; traffic follows a route that came from FPM.
+# nothing; a connection from a uid that is not allowed is refused and
+# changes nothing; traffic follows a route that came from FPM.
 #
 #   ten (192.0.2.10, lo 203.0.113.5) -- [tepd access, vrf red, table 10]
 #                                        [tepd underlay] -- peer (vx0 vni 42,
@@ -197,6 +198,66 @@ else
 	fail "replacement: first closed rc=$rc, replaced=$(cnt conn_replaced)"
 fi
 
+# 4b. only root, tepd's uid and `fpm set uids` may connect: a live
+# session (root, zebra's stand-in) is not replaced by uid 65534, whose
+# connection is closed at once and installs nothing
+NOBODY="ip netns exec $DP setpriv --reuid=65534 --regid=65534 --clear-groups $PY $HERE/fpm_feed.py"
+$CTL fpm set quiet 10	# no sweep: the sessions here replay nothing
+$FEED --linger 4 add 198.18.13.0/24 via 198.51.100.2 &
+fpid=$!
+wait_for default 198.18.13.0/24 fpm
+gen=$($CTL -j fpm show | jget generation)
+c0="$(cnt connects) $(cnt conn_replaced)"
+rc=0
+$NOBODY --expect-close 3 add 198.18.14.0/24 via 198.51.100.2 2>/dev/null || rc=$?
+sleep 0.3
+got="rc=$rc $(has default 198.18.14.0/24) refused_uid=$(cnt refused_uid) gen=$($CTL -j fpm show | jget generation) connected=$($CTL -j fpm show | jget connected) $(cnt connects) $(cnt conn_replaced)"
+want="rc=0 none refused_uid=1 gen=$gen connected=True $c0"
+if [ "$got" = "$want" ] &&
+   grep -q "tepd: fpm: connection from 127.0.0.1:[0-9]* refused: uid 65534 is not allowed" "$LOG"; then
+	ok "uid 65534 refused: closed, nothing installed, zebra's session kept, counted, logged"
+else
+	fail "uid 65534: got '$got', want '$want'"
+	grep "tepd: fpm:" "$LOG" | tail -3
+fi
+wait $fpid
+# a connection whose owner closed it before tepd accepted (tepd stopped
+# meanwhile): its socket has no owner left to check, so it is refused
+kill -STOP "${TEPD_PIDS[0]}"
+$NOBODY --close-at-once add 198.18.15.0/24 via 198.51.100.2 2>/dev/null
+kill -CONT "${TEPD_PIDS[0]}"
+sleep 0.5
+got="$(has default 198.18.15.0/24) $(cnt refused_unverified)"
+if [ "$got" = "none 1" ] &&
+   grep -q "refused: its socket is closed, its owner unknown" "$LOG"; then
+	ok "a connection closed before the accept: refused (its uid cannot be told)"
+else
+	fail "closed before the accept: got '$got', want 'none 1'"
+	grep "tepd: fpm:" "$LOG" | tail -3
+fi
+# the allowed uids are settable; root stays allowed
+$CTL fpm set uids 65534
+$NOBODY add 198.18.14.0/24 via 198.51.100.2 2>/dev/null
+wait_for default 198.18.14.0/24 fpm
+expect "fpm set uids 65534: uid 65534 accepted" "$(has default 198.18.14.0/24)" fpm
+$CTL fpm set uids none
+$FEED add 198.18.16.0/24 via 198.51.100.2
+wait_for default 198.18.16.0/24 fpm
+expect "fpm set uids none: root still accepted" "$(has default 198.18.16.0/24)" fpm
+say "$($CTL fpm show | sed -n 2p)"
+$CTL fpm show | grep -q "allowed uids: 0 (root); peers outside tepd's namespace: refused" &&
+	ok "fpm show names the allowed uids" || { fail "fpm show: uids"; $CTL fpm show; }
+if ! $CTL fpm set uids nosuchuser-x 2>"$WORK/err" &&
+   grep -q 'no user "nosuchuser-x"' "$WORK/err" &&
+   ! $CTL fpm set remote maybe 2>/dev/null &&
+   $CTL -j fpm show | grep -q '"allowed_uids": *\[ *0 *\]'; then
+	ok "fpm set uids/remote refuse bad values and change nothing"
+else
+	fail "fpm set uids/remote: $(cat "$WORK/err")"; $CTL -j fpm show
+fi
+$CTL fpm set uids frr
+$CTL fpm set quiet 1
+
 # 5. EVPN. Routes before their VTEP's router MAC are held; the MAC
 # releases them into an automatic tunnel; deletes release the tunnel.
 ip -n "$PEER" link add vx100 type vxlan id 100 remote 198.51.100.1 \
@@ -262,7 +323,8 @@ expect "evpn route after the MAC" "$(has red 198.18.102.0/24)" fpm
 
 # 6. zebra gone for good: after the hold time every FPM route goes, and
 # configured ones stay
-$CTL fpm set hold 1
+# (hold 3 s: the checks below take a second on a loaded machine)
+$CTL fpm set hold 3
 $FEED add 198.18.12.0/24 via 198.51.100.2
 wait_for default 198.18.12.0/24 fpm
 sleep 0.5
@@ -332,10 +394,11 @@ print(urllib.request.urlopen("http://127.0.0.1:9108/metrics").read().decode())' 
 	>"$WORK/metrics.txt"
 if grep -qx 'tepd_fpm_parse_errors_total{error="bad version"} 1' "$WORK/metrics.txt" &&
    grep -qx 'tepd_fpm_events_total{event="conn_dropped"} 7' "$WORK/metrics.txt" &&
+   grep -qx 'tepd_fpm_events_total{event="refused_uid"} 1' "$WORK/metrics.txt" &&
    grep -qx 'tepd_fpm_connected 0' "$WORK/metrics.txt" &&
    { ! command -v promtool >/dev/null ||
      promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool" 2>&1; }; then
-	ok "/metrics: tepd_fpm_events_total, tepd_fpm_parse_errors_total, tepd_fpm_connected"
+	ok "/metrics: tepd_fpm_events_total (refused_uid among them), tepd_fpm_parse_errors_total, tepd_fpm_connected"
 else
 	fail "/metrics fpm: $(grep fpm "$WORK/metrics.txt" | head -5) $(cat "$WORK/promtool" 2>/dev/null)"
 fi
@@ -353,5 +416,61 @@ for arg in "nonsense:expected [ADDR:]PORT" "2620:cannot listen (Address already 
 		fail "tepd -P $p: exit $rc: $(tail -n 2 "$WORK/p.log")"
 	fi
 done
+
+# 11. a peer outside tepd's namespace (here: another namespace over a
+# veth) has no uid tepd can learn: refused unless `fpm set remote on`;
+# a local root process connecting to the same non-loopback address is
+# let in (what counts is where the socket is, not the address). On an
+# IPv6 listener ([::]: IPv4 peers as ::ffff:a.b.c.d), also over ::1.
+ip link add fpmr0 netns "$DP" type veth peer name fpmr1 netns "$PEER"
+ip -n "$DP" addr add 100.64.0.1/30 dev fpmr0
+ip -n "$PEER" addr add 100.64.0.2/30 dev fpmr1
+ip -n "$DP" link set fpmr0 up
+ip -n "$PEER" link set fpmr1 up
+TEPD_ARGS="-P [::]:2621" tepd_start "$DP" "$WORK/r.sock" "$WORK/empty.conf" \
+	--vdev=net_null0
+CTLR="$TEPCTL -s $WORK/r.sock"
+RLOG=$WORK/tepd-r.sock.log
+rfeed() {	# rfeed NS ADDR ARGS...
+	local ns=$1 addr=$2; shift 2
+	ip netns exec "$ns" $PY "$HERE/fpm_feed.py" --addr "$addr" --port 2621 "$@"
+}
+rhas() {
+	$CTLR -j route show | $PY -c 'import json,sys
+d=json.load(sys.stdin)
+print("fpm" if any(x["prefix"]==sys.argv[1] for x in d["routes"]) else "none")' "$1"
+}
+rcnt() { $CTLR -j stats | jget "fpm.fpm_$1"; }
+rc=0
+rfeed "$PEER" 100.64.0.1 --expect-close 3 add 198.18.17.0/24 blackhole 2>/dev/null || rc=$?
+got="rc=$rc $(rhas 198.18.17.0/24) $(rcnt refused_unverified)"
+if [ "$got" = "rc=0 none 1" ] &&
+   grep -q "connection from \[::ffff:100.64.0.2\]:[0-9]* refused: its socket is not in tepd's network namespace" "$RLOG"; then
+	ok "a peer in another namespace: refused, counted, logged"
+else
+	fail "peer in another namespace: got '$got', want 'rc=0 none 1'"
+	grep "tepd: fpm:" "$RLOG" | tail -3
+fi
+rc=0
+ip netns exec "$DP" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$PY "$HERE/fpm_feed.py" --addr ::1 --port 2621 --expect-close 3 \
+	add 198.18.19.0/24 blackhole 2>/dev/null || rc=$?
+got="rc=$rc $(rhas 198.18.19.0/24) $(rcnt refused_uid)"
+if [ "$got" = "rc=0 none 1" ] &&
+   grep -q "connection from \[::1\]:[0-9]* refused: uid 65534" "$RLOG"; then
+	ok "IPv6: uid 65534 over ::1 refused"
+else
+	fail "IPv6 uid 65534: got '$got', want 'rc=0 none 1'"
+fi
+rfeed "$DP" 100.64.0.1 add 198.18.18.0/24 blackhole 2>/dev/null
+rfeed "$DP" ::1 add 198.18.20.0/24 blackhole 2>/dev/null
+$CTLR fpm set remote on
+rfeed "$PEER" 100.64.0.1 add 198.18.17.0/24 blackhole 2>/dev/null
+got="$(rhas 198.18.18.0/24) $(rhas 198.18.20.0/24) $(rhas 198.18.17.0/24)"
+if [ "$got" = "fpm fpm fpm" ] && $CTLR -j fpm show | grep -q '"remote": *true'; then
+	ok "local root let in on a non-loopback address and over ::1; the remote peer with remote on"
+else
+	fail "remote on / local: got '$got', want 'fpm fpm fpm'"
+fi
 
 finish
