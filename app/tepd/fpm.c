@@ -62,6 +62,7 @@
 #include "tep_out.h"
 #include "tep_fpm.h"
 #include "tepd.h"
+#include "tunnel.h"
 
 /* a whole frame always fits behind a partial one */
 #define FPM_BUF		(2 * TEP_FPM_MAX_FRAME)
@@ -475,13 +476,12 @@ local_vtep(int fam, uint8_t *a)
 static void
 tunnel_gc(uint32_t id)
 {
-	char name[TEP_NAME_MAX], e[256];
+	char e[256];
 
 	if (id >= TEP_TUNNELS_MAX || !ev.tun[id] || tep.tunnel[id] == NULL ||
 	    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id) != 0)
 		return;
-	snprintf(name, sizeof(name), "%s", tep.tunnel[id]->name);
-	if (tep_tunnel_del_name(name, e, sizeof(e)) == 0)
+	if (tep_tunnel_delete(id, e, sizeof(e)) == 0)
 		fpm.c.evpn_tunnels_deleted++;
 }
 
@@ -497,62 +497,46 @@ static int
 tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 	   const struct rte_ether_addr *mac)
 {
-	char name[TEP_NAME_MAX], loc[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
-	char vs[16], macs[RTE_ETHER_ADDR_FMT_SIZE], e[256];
-	char own[RTE_ETHER_ADDR_FMT_SIZE];
-	char *argv[16];
-	int argc = 13;
-	uint8_t la[16];
-	int id = tunnel_find(vrf, fam, vtep, vni), ret;
+	struct tep_tunnel_spec s;
+	char rem[INET6_ADDRSTRLEN], e[256];
+	int id = tunnel_find(vrf, fam, vtep, vni);
+	uint32_t made;
 
 	if (id >= 0)
 		return id;
-	if (!local_vtep(fam, la)) {
+	tep_tunnel_spec_init(&s);
+	if (!local_vtep(fam, s.local)) {
 		fpm.c.evpn_no_local++;
 		return -1;
 	}
-	inet_ntop(fam == 4 ? AF_INET : AF_INET6, la, loc, sizeof(loc));
 	inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep, rem, sizeof(rem));
-	if ((size_t)snprintf(name, sizeof(name), "evpn-%s-%s-%u",
-			     tep.rib.vrf[vrf]->name, rem, vni) >= sizeof(name))
-		snprintf(name, sizeof(name), "evpn-%u", ++ev.seq);
-	snprintf(vs, sizeof(vs), "%u", vni);
-	rte_ether_format_addr(macs, sizeof(macs), mac);
-	argv[0] = name;
-	argv[1] = (char *)(uintptr_t)"type";
-	argv[2] = (char *)(uintptr_t)"vxlan";
-	argv[3] = (char *)(uintptr_t)"local";
-	argv[4] = loc;
-	argv[5] = (char *)(uintptr_t)"remote";
-	argv[6] = rem;
-	argv[7] = (char *)(uintptr_t)"vni";
-	argv[8] = vs;
-	argv[9] = (char *)(uintptr_t)"vrf";
-	argv[10] = tep.rib.vrf[vrf]->name;
-	argv[11] = (char *)(uintptr_t)"inner-dmac";
-	argv[12] = macs;
+	if ((size_t)snprintf(s.name, sizeof(s.name), "evpn-%s-%s-%u",
+			     tep.rib.vrf[vrf]->name, rem, vni) >=
+	    sizeof(s.name))
+		snprintf(s.name, sizeof(s.name), "evpn-%u", ++ev.seq);
+	s.type = TEP_TUN_VXLAN;
+	s.family = fam;
+	memcpy(s.remote, vtep, fam == 4 ? 4 : 16);
+	s.vni = vni;
+	s.vrf = vrf;
+	s.inner_dmac = *mac;
+	s.given = TEP_TUN_OPT_VNI | TEP_TUN_OPT_INNER_DMAC;
 	/* own_rmac belongs to the VRF that `evpn vrf` named: not to a VRF
 	 * made later under the same id (l3vni_of() checks the name) */
 	if (l3vni_of(vrf) != 0 && !rte_is_zero_ether_addr(&ev.own_rmac[vrf])) {
-		rte_ether_format_addr(own, sizeof(own), &ev.own_rmac[vrf]);
-		argv[argc++] = (char *)(uintptr_t)"inner-smac";
-		argv[argc++] = own;
+		s.inner_smac = ev.own_rmac[vrf];
+		s.given |= TEP_TUN_OPT_INNER_SMAC;
 	}
-	argv[argc] = NULL;
-	ret = tep_tunnel_add_args(argc, argv, e, sizeof(e));
-	if (ret != 0) {
+	if (tep_tunnel_create(&s, &made, e, sizeof(e)) != 0) {
 		if (fpm.c.evpn_tunnel_failed++ == 0)
 			fprintf(stderr, "tepd: fpm: evpn tunnel %s: %s "
 				"(counted in fpm_evpn_tunnel_failed; logged "
-				"once)\n", name, e);
+				"once)\n", s.name, e);
 		return -1;
 	}
-	id = tep_tunnel_find(name);
-	if (id >= 0) {
-		ev.tun[id] = true;
-		fpm.c.evpn_tunnels_created++;
-	}
-	return id;
+	ev.tun[made] = true;
+	fpm.c.evpn_tunnels_created++;
+	return (int)made;
 }
 
 static struct pending *
