@@ -60,6 +60,28 @@ tep_tunnel_find(const char *name)
 
 /* ---- making and deleting (tunnel.h) -------------------------------------- */
 
+/* The options each type implements (enum tep_tunnel_opt). GRE carries
+ * Ethernet (TEB), FOU and GUE carry IP. */
+static const uint32_t type_opts[TEP_TUN_MAX] = {
+	[TEP_TUN_VXLAN] = TEP_TUN_OPT_VNI | TEP_TUN_OPT_DSTPORT |
+			  TEP_TUN_OPT_SRCPORT | TEP_TUN_OPT_INNER_DMAC |
+			  TEP_TUN_OPT_INNER_SMAC,
+	[TEP_TUN_GENEVE] = TEP_TUN_OPT_VNI | TEP_TUN_OPT_DSTPORT |
+			   TEP_TUN_OPT_SRCPORT | TEP_TUN_OPT_INNER_DMAC |
+			   TEP_TUN_OPT_INNER_SMAC,
+	[TEP_TUN_FOU] = TEP_TUN_OPT_DSTPORT | TEP_TUN_OPT_SRCPORT |
+			TEP_TUN_OPT_INNER,
+	[TEP_TUN_GUE] = TEP_TUN_OPT_DSTPORT | TEP_TUN_OPT_SRCPORT |
+			TEP_TUN_OPT_INNER | TEP_TUN_OPT_RCO,
+	[TEP_TUN_GRE] = TEP_TUN_OPT_KEY | TEP_TUN_OPT_INNER_DMAC |
+			TEP_TUN_OPT_INNER_SMAC | TEP_TUN_OPT_GRE_CSUM,
+};
+
+static const char *const opt_names[TEP_TUN_OPT_MAX] = {
+	"vni", "key", "dstport", "srcport", "inner-dmac", "inner-smac",
+	"gre-csum", "rco", "inner",
+};
+
 void
 tep_tunnel_spec_init(struct tep_tunnel_spec *s)
 {
@@ -69,6 +91,31 @@ tep_tunnel_spec_init(struct tep_tunnel_spec *s)
 	s->df = true;
 	s->inner_proto = 4;
 	s->vrf = TEP_VRF_DEFAULT;
+}
+
+/* The first option given that the spec's type does not implement, as an
+ * error naming it, the type and the types that do: 0 or EINVAL. */
+static int
+check_type_opts(const struct tep_tunnel_spec *s, char *err, size_t errlen)
+{
+	uint32_t refused = s->given & ~type_opts[s->type];
+	char types[64] = "";
+	size_t n = 0;
+	int b, t;
+
+	if (refused == 0)
+		return 0;
+	b = __builtin_ctz(refused);
+	for (t = 0; t < TEP_TUN_MAX; t++)
+		if (type_opts[t] & (1u << b))
+			n += (size_t)snprintf(types + n, sizeof(types) - n,
+					      "%s%s", n ? ", " : "",
+					      tep_tun_type_name(
+						      (enum tep_tun_type)t));
+	snprintf(err, errlen, "option %s is not implemented by type %s "
+		 "(only by %s)", opt_names[b], tep_tun_type_name(s->type),
+		 types);
+	return EINVAL;
 }
 
 static void
@@ -111,7 +158,8 @@ tun_fill(struct tep_tunnel *t, const struct tep_tunnel_spec *s)
 }
 
 /*
- * The spec together: complete, in one address family, an encapsulation template that can be built, and a UDP
+ * The spec together: complete, in one address family, options its type
+ * implements, an encapsulation template that can be built, and a UDP
  * port no other tunnel type receives on. Fills in what follows from them
  * (checksum mode, template, destination port).
  */
@@ -137,6 +185,10 @@ tun_check(struct tep_tunnel *t, const struct tep_tunnel_spec *s, char *err,
 			 tep_tun_type_name(s->type));
 		return EINVAL;
 	}
+	/* accepted and ignored, an option would be a silent no-op: vxlan
+	 * has no rco, fou no inner Ethernet */
+	if (check_type_opts(s, err, errlen) != 0)
+		return EINVAL;
 	/* the source must be unicast: decap takes frames to it */
 	if (!rte_is_zero_ether_addr(&s->inner_smac) &&
 	    !rte_is_unicast_ether_addr(&s->inner_smac)) {

@@ -21,7 +21,8 @@
 /*
  * Options only some tunnel types implement: the bits of
  * tep_tunnel_spec.given, set for each the caller asks for (a key is
- * sent only when asked for).
+ * sent only when asked for). A type refuses those it does not implement
+ * rather than take them and do nothing (`rco on` on vxlan).
  */
 enum tep_tunnel_opt {
 	TEP_TUN_OPT_VNI		= 1u << 0,	/* vxlan, geneve */
