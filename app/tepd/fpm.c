@@ -87,6 +87,7 @@
 	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
 	X(sweeps) X(routes_swept)					\
 	X(macs_added) X(macs_deleted)					\
+	X(rmac_full) X(rmac_del_unknown) X(rmacs_swept)			\
 	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
 	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
 	X(evpn_tunnel_failed) X(evpn_no_local)
@@ -140,7 +141,10 @@ static struct {
 
 /* A remote VTEP's router MAC: per VRF when the VRF could be told (zebra
  * sends it on the L3VNI's VXLAN device, in the VRF's namespace), else
- * for every VRF (RMAC_ANY_VRF). */
+ * for every VRF (RMAC_ANY_VRF). Found by (vrf, VTEP) for new tunnels;
+ * deleted by what zebra names its neighbour with (device index, VNI if
+ * sent, MAC, VTEP): the VRF is not computed again for a delete, as the
+ * L3VNI may have changed or the device gone since. */
 #define RMAC_ANY_VRF	TEP_VRF_MAX
 
 struct rmac {
@@ -149,6 +153,9 @@ struct rmac {
 	uint8_t fam;		/* 4 or 6 */
 	uint8_t vtep[16];
 	struct rte_ether_addr mac;
+	int32_t ifindex;	/* ndm_ifindex, as zebra sent it */
+	uint32_t vni;		/* NDA_VNI as sent; 0 if none */
+	uint32_t gen;		/* the connection that last sent it */
 };
 
 /* An EVPN route whose VTEP has no router MAC yet. */
@@ -693,6 +700,7 @@ static void
 mac_add(const struct tep_fpm_mac *m)
 {
 	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	char a[INET6_ADDRSTRLEN];
 	uint16_t vrf;
 	struct rmac *r;
 
@@ -704,28 +712,63 @@ mac_add(const struct tep_fpm_mac *m)
 	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
 		if (!ev.rmac[i].used)
 			r = &ev.rmac[i];
-	if (r == NULL)
+	/* full: the replay after a reconnect re-sends what zebra has, and
+	 * a MAC it has not re-sent (yet) is the one to give up; the sweep
+	 * would remove it anyway */
+	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
+		if (ev.rmac[i].gen != fpm.gen) {
+			r = &ev.rmac[i];
+			fpm.c.rmacs_swept++;
+		}
+	if (r == NULL) {
+		/* routes through this VTEP wait (pending) until a slot
+		 * frees: a sweep, or zebra deleting another MAC */
+		if (fpm.c.rmac_full++ == 0) {
+			inet_ntop(fam == 4 ? AF_INET : AF_INET6, m->vtep, a,
+				  sizeof(a));
+			fprintf(stderr, "tepd: fpm: router MAC table full (%d "
+				"VTEPs): MAC of VTEP %s not kept (counted in "
+				"fpm_rmac_full; logged once)\n", FPM_RMAC_MAX,
+				a);
+		}
 		return;
+	}
 	r->used = true;
 	r->vrf = vrf;
 	r->fam = (uint8_t)fam;
 	memcpy(r->vtep, m->vtep, 16);
 	memcpy(&r->mac, m->mac, 6);
+	r->ifindex = m->ifindex;
+	r->vni = m->has_vni ? m->vni : 0;
+	r->gen = fpm.gen;
 	pending_release(vrf, fam, m->vtep);
 }
 
 static void
 mac_del(const struct tep_fpm_mac *m)
 {
-	struct rmac *r;
+	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	uint32_t vni = m->has_vni ? m->vni : 0;
+	bool found = false;
 
 	fpm.c.macs_deleted++;
 	if (m->vtep_family == 0)
 		return;
-	/* Tunnels made with it keep it (see vtep_mac) */
-	r = rmac_find(mac_vrf(m), m->vtep_family == AF_INET ? 4 : 6, m->vtep);
-	if (r != NULL)
-		r->used = false;
+	/* Tunnels made with it keep it (see vtep_mac). Every entry the
+	 * same neighbour of zebra's made: it may have gone to another VRF
+	 * when the L3VNI changed between two adds. */
+	for (i = 0; i < FPM_RMAC_MAX; i++) {
+		struct rmac *r = &ev.rmac[i];
+
+		if (r->used && r->fam == fam && r->ifindex == m->ifindex &&
+		    r->vni == vni && memcmp(&r->mac, m->mac, 6) == 0 &&
+		    memcmp(r->vtep, m->vtep, fam == 4 ? 4 : 16) == 0) {
+			r->used = false;
+			found = true;
+		}
+	}
+	if (!found)
+		fpm.c.rmac_del_unknown++;
 }
 
 void
@@ -1008,6 +1051,22 @@ collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	s->n++;
 }
 
+/* Router MACs or routes waiting for one, of an older generation: held
+ * with the BGP routes when there is a stale time. */
+static bool
+evpn_stale(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FPM_RMAC_MAX; i++)
+		if (ev.rmac[i].used && ev.rmac[i].gen != fpm.gen)
+			return true;
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++)
+		if (ev.pending[i].used && ev.pending[i].gen != fpm.gen)
+			return true;
+	return false;
+}
+
 /* Remove the FPM routes of older generations, or every one (enum
  * sweep_what). Collected first, deleted after: the walk must not see the
  * tree change under it. */
@@ -1042,11 +1101,18 @@ sweep(enum sweep_what what)
 	}
 	free(s.v);
 	/* Routes still waiting for a router MAC (BGP's, EVPN) age the
-	 * same way */
+	 * same way, and so do router MACs: zebra sends those it still has
+	 * in its replay */
 	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0 && !keep_bgp; i++)
 		if (ev.pending[i].used &&
 		    (what == SWEEP_ALL || ev.pending[i].gen != fpm.gen))
 			pending_drop(&ev.pending[i]);
+	for (i = 0; i < FPM_RMAC_MAX && !keep_bgp; i++)
+		if (ev.rmac[i].used &&
+		    (what == SWEEP_ALL || ev.rmac[i].gen != fpm.gen)) {
+			ev.rmac[i].used = false;
+			fpm.c.rmacs_swept++;
+		}
 	if (s.oom)
 		fprintf(stderr, "tepd: fpm: sweep: out of memory, some stale "
 			"routes stay until the next sweep\n");
@@ -1054,7 +1120,7 @@ sweep(enum sweep_what what)
 	fpm.c.routes_swept += swept;
 	if (swept != 0)
 		tep_underlay_changed();
-	fpm.stale_due = keep_bgp && s.bgp_kept != 0;
+	fpm.stale_due = keep_bgp && (s.bgp_kept != 0 || evpn_stale());
 	fpm.stale_tsc = rte_rdtsc();
 	printf("tepd: fpm: %s: %" PRIu64 " stale route(s) removed", why[what],
 	       swept);

@@ -354,4 +354,59 @@ for arg in "nonsense:expected [ADDR:]PORT" "2620:cannot listen (Address already 
 	fi
 done
 
+# 11. router MACs: a full table is counted and logged; a delete removes
+# what its add made even when the L3VNI changed in between; a reconnect's
+# sweep removes the MACs zebra did not send again
+# rmacs [VTEP]: the router MACs in evpn show, "VTEP MAC VRF" each (of
+# that VTEP only if given), sorted
+rmacs() {
+	$CTL -j evpn show | $PY -c 'import json,sys
+r = json.load(sys.stdin)["router_macs"]
+print(" ".join(sorted("%s=%s=%s" % (x["vtep"], x["mac"].lower(), x.get("vrf", "any"))
+                      for x in r if len(sys.argv) < 2 or x["vtep"] == sys.argv[1])))' "$@"
+}
+nrmacs() { rmacs | wc -w; }
+# the L3VNI changes between a MAC's add and its delete: the delete still
+# finds it (zebra names the neighbour by device, VNI, MAC and VTEP)
+$FEED mac 02:00:00:00:0a:0a 198.51.100.10 vni 100 ifindex 7
+sleep 0.3
+expect "router MAC with NDA_VNI 100: vrf red's" "$(rmacs 198.51.100.10)" \
+	"198.51.100.10=02:00:00:00:0a:0a=red"
+$CTL evpn vrf red vni 200
+$FEED macdel 02:00:00:00:0a:0a 198.51.100.10 vni 100 ifindex 7
+sleep 0.3
+expect "deleted after the L3VNI changed" "$(rmacs 198.51.100.10)" ""
+$CTL evpn vrf red vni 100
+# a VTEP's MAC replaced, then the old one deleted: the new one stays
+del0=$(cnt rmac_del_unknown)
+$FEED mac 02:00:00:00:0b:01 198.51.100.11 \; mac 02:00:00:00:0b:02 198.51.100.11 \; \
+	macdel 02:00:00:00:0b:01 198.51.100.11
+sleep 0.3
+expect "a delete of a VTEP's previous MAC leaves the current one" \
+	"$(rmacs 198.51.100.11) $(($(cnt rmac_del_unknown) - del0))" \
+	"198.51.100.11=02:00:00:00:0b:02=any 1"
+# 300 MACs on one connection: those of earlier connections (not sent
+# again: stale) give way first, then the table is full
+full0=$(cnt rmac_full)
+$FEED macbulk 300 10.99.0.1
+sleep 0.3
+expect "router MAC table full: 256 kept, the rest counted in fpm_rmac_full" \
+	"$(nrmacs) $(($(cnt rmac_full) - full0)) $(rmacs 198.51.100.11)" "256 44 "
+grep -q "tepd: fpm: router MAC table full (256 VTEPs): MAC of VTEP .* not kept (counted in fpm_rmac_full; logged once)" "$LOG" &&
+	ok "full router MAC table logged" || fail "no log line for the full router MAC table"
+
+# a reconnect that sends one MAC: after its replay, the others are gone
+sw0=$(cnt rmacs_swept)
+$FEED --linger 2.5 mac 02:00:00:00:01:00 198.51.100.2
+expect "reconnect + sweep: only the MAC sent again is left" \
+	"$(rmacs) $(($(cnt rmacs_swept) - sw0 >= 255))" \
+	"198.51.100.2=02:00:00:00:01:00=any 1"
+
+ip netns exec "$DP" $PY -c 'import urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:9108/metrics").read().decode())' \
+	>"$WORK/metrics2.txt"
+grep -qx "tepd_fpm_events_total{event=\"rmac_full\"} $(cnt rmac_full)" "$WORK/metrics2.txt" &&
+	ok "/metrics: fpm_rmac_full" ||
+	fail "/metrics rmac_full: $(grep rmac "$WORK/metrics2.txt")"
+
 finish
