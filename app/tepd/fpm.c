@@ -72,6 +72,10 @@
 #define FPM_HOLD_MS	60000	/* zebra gone: routes kept so long */
 #define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
 #define FPM_NLPORTS	64	/* zebra netlink port ids mapped to VRFs */
+/* FPM may take 3/4 of the tunnels and next hops: the rest stays the
+ * operator's, whatever zebra sends */
+#define FPM_TUNNELS_DEFAULT	(TEP_TUNNELS_MAX * 3 / 4)
+#define FPM_NH_DEFAULT		(TEP_NH_MAX * 3 / 4)
 
 /*
  * Counters, named as tepctl stats shows them ("fpm_" + name); what each
@@ -90,7 +94,8 @@
 	X(rmac_full) X(rmac_del_unknown) X(rmacs_swept)			\
 	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
 	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
-	X(evpn_tunnel_failed) X(evpn_no_local)
+	X(evpn_tunnel_failed) X(evpn_no_local)				\
+	X(tunnel_cap) X(nh_cap)
 
 struct fpm_counters {
 #define FPM_X(n) uint64_t n;
@@ -118,6 +123,10 @@ static struct {
 	uint64_t gone_tsc;	/* when the connection went away */
 	uint32_t quiet_ms;
 	uint32_t hold_ms;
+	/* what FPM may take of the tunnels and next hops it shares with the
+	 * operator's configuration (`fpm set tunnels|nexthops`) */
+	uint32_t tunnels_max;
+	uint32_t nh_max;
 	uint32_t tables_logged[FPM_TABLES_LOGGED];
 	unsigned int ntables_logged;
 	/* nlmsg_pid -> VRF, per connection (zebra's port ids change when
@@ -130,7 +139,8 @@ static struct {
 	unsigned int nnlport;
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
-	  .hold_ms = FPM_HOLD_MS };
+	  .hold_ms = FPM_HOLD_MS, .tunnels_max = FPM_TUNNELS_DEFAULT,
+	  .nh_max = FPM_NH_DEFAULT };
 
 /* ---- EVPN state --------------------------------------------------------- */
 
@@ -182,6 +192,10 @@ static struct {
 	struct pending pending[FPM_PENDING_MAX];
 	unsigned int npending;
 	bool tun[TEP_TUNNELS_MAX];	/* tunnels made here */
+	uint32_t ntun;			/* how many */
+	/* next-hop slots of proto FPM: at least this many (bumped per slot
+	 * FPM takes, counted again when it reaches the cap) */
+	uint32_t nh_bound;
 	uint32_t seq;		/* names when the long one is too long */
 } ev;
 
@@ -511,6 +525,15 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 
 	if (id >= 0)
 		return id;
+	if (ev.ntun >= fpm.tunnels_max) {
+		if (fpm.c.tunnel_cap++ == 0)
+			fprintf(stderr, "tepd: fpm: evpn tunnel to %s refused: "
+				"fpm may make %u tunnels (fpm set tunnels; "
+				"counted in fpm_tunnel_cap; logged once)\n",
+				inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep,
+					  rem, sizeof(rem)), fpm.tunnels_max);
+		return -1;
+	}
 	tep_tunnel_spec_init(&s);
 	if (!local_vtep(fam, s.local)) {
 		fpm.c.evpn_no_local++;
@@ -542,6 +565,7 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 		return -1;
 	}
 	ev.tun[made] = true;
+	ev.ntun++;
 	fpm.c.evpn_tunnels_created++;
 	return (int)made;
 }
@@ -774,8 +798,10 @@ mac_del(const struct tep_fpm_mac *m)
 void
 tep_fpm_tunnel_gone(uint32_t id)
 {
-	if (id < TEP_TUNNELS_MAX)
+	if (id < TEP_TUNNELS_MAX && ev.tun[id]) {
 		ev.tun[id] = false;
+		ev.ntun--;
+	}
 }
 
 int
@@ -903,6 +929,40 @@ no_vrf(const struct tep_fpm_route *rt, int vrf)
 	return false;
 }
 
+/* Next-hop slots FPM's routes hold: a scan of every slot. */
+static uint32_t
+fpm_nh_count(void)
+{
+	uint32_t i, n = 0;
+
+	for (i = 1; i <= TEP_NH_MAX; i++)
+		if (tep.rib.nh_ref[i] != 0 &&
+		    tep.rib.nh[i].proto == TEP_PROTO_FPM)
+			n++;
+	return n;
+}
+
+/*
+ * May an FPM route take this next hop? Yes if routes share it already
+ * (no new slot), else if FPM holds fewer slots than its cap. The count
+ * is a bound kept per new slot, counted exactly only once it reaches the
+ * cap: a scan of every slot per route would slow a replay.
+ */
+static bool
+nh_within_cap(const struct tep_nh *nh)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(tep.rib.nh_index, nh, &data) >= 0)
+		return true;
+	if (ev.nh_bound >= fpm.nh_max)
+		ev.nh_bound = fpm_nh_count();
+	if (ev.nh_bound >= fpm.nh_max)
+		return false;
+	ev.nh_bound++;
+	return true;
+}
+
 static void
 route_add(const struct tep_fpm_route *rt, int vrf)
 {
@@ -956,6 +1016,17 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		/* zebra replaced the route by one tepd cannot follow: the
 		 * old next hop is no longer where zebra routes */
 		del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen);
+		return;
+	}
+	if (!nh_within_cap(&nh)) {
+		/* the route as it was, as when the FIB refuses the change */
+		if (fpm.c.nh_cap++ == 0)
+			fprintf(stderr, "tepd: fpm: route not installed: fpm "
+				"may hold %u next hops (fpm set nexthops; "
+				"counted in fpm_nh_cap; logged once)\n",
+				fpm.nh_max);
+		if (nh.type == TEP_NHT_TUNNEL)
+			tunnel_gc(nh.tunnel);
 		return;
 	}
 	if (tep_route_replace(&tep.rib, (uint16_t)vrf, family, rt->prefix,
@@ -1503,6 +1574,13 @@ tep_fpm_show(struct tep_out *o)
 	tep_out_u64(o, "hold_ms", ", hold %" PRIu64 " ms", fpm.hold_ms);
 	tep_out_u64(o, "stale_ms", ", BGP stale %" PRIu64 " ms", fpm.stale_ms);
 	tep_out_newline(o);
+	tep_out_u64(o, "tunnels", "tunnels %" PRIu64, ev.ntun);
+	tep_out_u64(o, "tunnels_max", " of at most %" PRIu64,
+		    fpm.tunnels_max);
+	ev.nh_bound = fpm_nh_count();
+	tep_out_u64(o, "nexthops", ", next hops %" PRIu64, ev.nh_bound);
+	tep_out_u64(o, "nexthops_max", " of at most %" PRIu64, fpm.nh_max);
+	tep_out_newline(o);
 	tep_out_bool(o, "bgp_stale_held", NULL, fpm.stale_due);
 	if (fpm.stale_due) {
 		tep_out_u64(o, "bgp_stale_for_ms", "BGP routes of an older "
@@ -1515,6 +1593,34 @@ tep_fpm_show(struct tep_out *o)
 	tep_fpm_stats(o);
 }
 
+#define FPM_SET_USAGE "fpm set quiet SECONDS | hold SECONDS | stale " \
+	"SECONDS | tunnels N | nexthops N"
+
+/* fpm set tunnels|nexthops N: how many FPM may take. Below what it holds
+ * already: those stay, new ones are refused. */
+static int
+set_cap(const char *key, const char *value, char *err, size_t errlen)
+{
+	bool tun = strcmp(key, "tunnels") == 0;
+	unsigned long max = tun ? TEP_TUNNELS_MAX : TEP_NH_MAX, v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 ||
+	    v > max) {
+		snprintf(err, errlen, "%s \"%s\": 0-%lu (how many %s FPM "
+			 "may make)", key, value, max,
+			 tun ? "tunnels" : "next hops");
+		return EINVAL;
+	}
+	if (tun)
+		fpm.tunnels_max = (uint32_t)v;
+	else
+		fpm.nh_max = (uint32_t)v;
+	return 0;
+}
+
 int
 tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 {
@@ -1522,6 +1628,8 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 	double s;
 	uint32_t ms;
 
+	if (strcmp(key, "tunnels") == 0 || strcmp(key, "nexthops") == 0)
+		return set_cap(key, value, err, errlen);
 	errno = 0;
 	s = strtod(value, &end);
 	if (end == value || *end != '\0' || errno != 0 ||
@@ -1544,8 +1652,7 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 	} else if (strcmp(key, "stale") == 0) {
 		fpm.stale_ms = ms;
 	} else {
-		snprintf(err, errlen, "fpm set quiet SECONDS | hold SECONDS | "
-			 "stale SECONDS");
+		snprintf(err, errlen, FPM_SET_USAGE);
 		return EINVAL;
 	}
 	return 0;

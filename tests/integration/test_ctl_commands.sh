@@ -554,7 +554,13 @@ refused 'quiet must be above 0' fpm set quiet 0
 good fpm set stale 45
 good fpm set stale 0
 refused 'bad time "-1"' fpm set stale -1
-refused 'fpm set quiet SECONDS | hold SECONDS | stale SECONDS' fpm set frob 1
+refused 'fpm set quiet SECONDS | hold SECONDS | stale SECONDS | tunnels N | nexthops N' fpm set frob 1
+good fpm set tunnels 100
+good fpm set nexthops 1000
+refused 'tunnels "1025": 0-1024 (how many tunnels FPM may make)' fpm set tunnels 1025
+refused 'nexthops "x": 0-32767 (how many next hops FPM may make)' fpm set nexthops x
+good fpm set tunnels 768
+good fpm set nexthops 24575
 refused 'fpm show: too many arguments' fpm show x
 refused 'bad address "nope"' evpn local nope
 refused 'evpn vrf NAME vni N' evpn vrf red vni 16777216
