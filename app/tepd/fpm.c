@@ -41,7 +41,11 @@
  *   as zebra 8.4.4 sends them without VNI) go into a VXLAN tunnel per
  *   (VRF, VTEP, VNI), made here on first use with the VTEP's router MAC
  *   (RTM_NEWNEIGH) as inner destination, deleted with its last route.
- *   A route whose VTEP has no router MAC yet waits for it.
+ *   A route whose VTEP has no router MAC yet waits for it. Router MACs
+ *   carry the generation too and are swept with the routes.
+ * - FPM makes at most `fpm set tunnels` tunnels and holds at most `fpm
+ *   set nexthops` next hops (3/4 of each by default): the rest stays for
+ *   the operator's configuration, whatever zebra sends.
  */
 
 #ifndef _GNU_SOURCE
