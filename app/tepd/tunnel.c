@@ -106,6 +106,10 @@ check_type_opts(const struct tep_tunnel_spec *s, char *err, size_t errlen)
 	if (refused == 0)
 		return 0;
 	b = __builtin_ctz(refused);
+	if (b >= TEP_TUN_OPT_MAX) {
+		snprintf(err, errlen, "unknown tunnel option bit %d", b);
+		return EINVAL;
+	}
 	for (t = 0; t < TEP_TUN_MAX; t++)
 		if (type_opts[t] & (1u << b))
 			n += (size_t)snprintf(types + n, sizeof(types) - n,
