@@ -187,12 +187,14 @@ static const struct tep_ctl_cmd cmds[] = {
 	{ "fpm show", NULL, "the FPM server (tepd -P): connection, replay, "
 	  "counters", 0, 0, 0, cmd_fpm_show },
 	{ "fpm set", "quiet SECONDS | hold SECONDS | stale SECONDS | "
-	  "uids UID|USER[,...]|none|any | remote on|off",
+	  "uids UID|USER[,...]|none|any | remote on|off | tunnels N | "
+	  "nexthops N",
 	  "replay complete after QUIET s without a frame (default 2); "
 	  "routes of a vanished zebra kept HOLD s (default 60); BGP routes "
 	  "not replayed kept STALE s more (default 0); who may connect "
 	  "besides root and tepd's uid (default: user frr); peers outside "
-	  "tepd's namespace let in (default off)", 2, 2, 0,
+	  "tepd's namespace let in (default off); FPM makes at most N "
+	  "tunnels (default 768) and next hops (default 24575)", 2, 2, 0,
 	  cmd_fpm_set },
 	{ "evpn local", "IP|auto", "the local VTEP address of new EVPN "
 	  "tunnels (auto, the default: the first address of the family on "

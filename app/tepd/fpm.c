@@ -41,7 +41,11 @@
  *   as zebra 8.4.4 sends them without VNI) go into a VXLAN tunnel per
  *   (VRF, VTEP, VNI), made here on first use with the VTEP's router MAC
  *   (RTM_NEWNEIGH) as inner destination, deleted with its last route.
- *   A route whose VTEP has no router MAC yet waits for it.
+ *   A route whose VTEP has no router MAC yet waits for it. Router MACs
+ *   carry the generation too and are swept with the routes.
+ * - FPM makes at most `fpm set tunnels` tunnels and holds at most `fpm
+ *   set nexthops` next hops (3/4 of each by default): the rest stays for
+ *   the operator's configuration, whatever zebra sends.
  */
 
 #ifndef _GNU_SOURCE
@@ -64,6 +68,7 @@
 #include "tep_fpm.h"
 #include "peer_uid.h"
 #include "tepd.h"
+#include "tunnel.h"
 
 /* a whole frame always fits behind a partial one */
 #define FPM_BUF		(2 * TEP_FPM_MAX_FRAME)
@@ -74,6 +79,10 @@
 #define FPM_TABLES_LOGGED 64	/* unknown tables reported once each */
 #define FPM_NLPORTS	128	/* zebra netlink port ids mapped to VRFs */
 #define FPM_NLPORTS_LOGGED 8	/* unknown port ids logged per connection */
+/* FPM may take 3/4 of the tunnels and next hops: the rest stays the
+ * operator's, whatever zebra sends */
+#define FPM_TUNNELS_DEFAULT	(TEP_TUNNELS_MAX * 3 / 4)
+#define FPM_NH_DEFAULT		(TEP_NH_MAX * 3 / 4)
 
 /*
  * Counters, named as tepctl stats shows them ("fpm_" + name); what each
@@ -90,10 +99,11 @@
 	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
 	X(sweeps) X(routes_swept)					\
 	X(macs_added) X(macs_deleted)					\
+	X(rmac_full) X(rmac_del_unknown) X(rmacs_swept)			\
 	X(evpn_routes) X(evpn_pending) X(evpn_pending_full)		\
 	X(evpn_tunnels_created) X(evpn_tunnels_deleted)			\
 	X(evpn_tunnel_failed) X(evpn_no_local)				\
-	X(nlport_snapshots)
+	X(nlport_snapshots) X(tunnel_cap) X(nh_cap)
 
 struct fpm_counters {
 #define FPM_X(n) uint64_t n;
@@ -121,6 +131,10 @@ static struct {
 	uint64_t gone_tsc;	/* when the connection went away */
 	uint32_t quiet_ms;
 	uint32_t hold_ms;
+	/* what FPM may take of the tunnels and next hops it shares with the
+	 * operator's configuration (`fpm set tunnels|nexthops`) */
+	uint32_t tunnels_max;
+	uint32_t nh_max;
 	uint32_t tables_logged[FPM_TABLES_LOGGED];
 	unsigned int ntables_logged;
 	/* nlmsg_pid -> VRF, per connection (zebra's port ids change when
@@ -138,7 +152,8 @@ static struct {
 	uint32_t nlsnap_gen;	/* and the connection then */
 	struct fpm_counters c;
 } fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
-	  .hold_ms = FPM_HOLD_MS };
+	  .hold_ms = FPM_HOLD_MS, .tunnels_max = FPM_TUNNELS_DEFAULT,
+	  .nh_max = FPM_NH_DEFAULT };
 
 /* ---- EVPN state --------------------------------------------------------- */
 
@@ -149,7 +164,10 @@ static struct {
 
 /* A remote VTEP's router MAC: per VRF when the VRF could be told (zebra
  * sends it on the L3VNI's VXLAN device, in the VRF's namespace), else
- * for every VRF (RMAC_ANY_VRF). */
+ * for every VRF (RMAC_ANY_VRF). Found by (vrf, VTEP) for new tunnels;
+ * deleted by what zebra names its neighbour with (device index, VNI if
+ * sent, MAC, VTEP): the VRF is not computed again for a delete, as the
+ * L3VNI may have changed or the device gone since. */
 #define RMAC_ANY_VRF	TEP_VRF_MAX
 
 struct rmac {
@@ -158,6 +176,9 @@ struct rmac {
 	uint8_t fam;		/* 4 or 6 */
 	uint8_t vtep[16];
 	struct rte_ether_addr mac;
+	int32_t ifindex;	/* ndm_ifindex, as zebra sent it */
+	uint32_t vni;		/* NDA_VNI as sent; 0 if none */
+	uint32_t gen;		/* the connection that last sent it */
 };
 
 /* An EVPN route whose VTEP has no router MAC yet. */
@@ -184,6 +205,10 @@ static struct {
 	struct pending pending[FPM_PENDING_MAX];
 	unsigned int npending;
 	bool tun[TEP_TUNNELS_MAX];	/* tunnels made here */
+	uint32_t ntun;			/* how many */
+	/* next-hop slots of proto FPM: at least this many (bumped per slot
+	 * FPM takes, counted again when it reaches the cap) */
+	uint32_t nh_bound;
 	uint32_t seq;		/* names when the long one is too long */
 } ev;
 
@@ -528,13 +553,12 @@ local_vtep(int fam, uint8_t *a)
 static void
 tunnel_gc(uint32_t id)
 {
-	char name[TEP_NAME_MAX], e[256];
+	char e[256];
 
 	if (id >= TEP_TUNNELS_MAX || !ev.tun[id] || tep.tunnel[id] == NULL ||
 	    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id) != 0)
 		return;
-	snprintf(name, sizeof(name), "%s", tep.tunnel[id]->name);
-	if (tep_tunnel_del_name(name, e, sizeof(e)) == 0)
+	if (tep_tunnel_delete(id, e, sizeof(e)) == 0)
 		fpm.c.evpn_tunnels_deleted++;
 }
 
@@ -550,62 +574,56 @@ static int
 tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 	   const struct rte_ether_addr *mac)
 {
-	char name[TEP_NAME_MAX], loc[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
-	char vs[16], macs[RTE_ETHER_ADDR_FMT_SIZE], e[256];
-	char own[RTE_ETHER_ADDR_FMT_SIZE];
-	char *argv[16];
-	int argc = 13;
-	uint8_t la[16];
-	int id = tunnel_find(vrf, fam, vtep, vni), ret;
+	struct tep_tunnel_spec s;
+	char rem[INET6_ADDRSTRLEN], e[256];
+	int id = tunnel_find(vrf, fam, vtep, vni);
+	uint32_t made;
 
 	if (id >= 0)
 		return id;
-	if (!local_vtep(fam, la)) {
+	if (ev.ntun >= fpm.tunnels_max) {
+		if (fpm.c.tunnel_cap++ == 0)
+			fprintf(stderr, "tepd: fpm: evpn tunnel to %s refused: "
+				"fpm may make %u tunnels (fpm set tunnels; "
+				"counted in fpm_tunnel_cap; logged once)\n",
+				inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep,
+					  rem, sizeof(rem)), fpm.tunnels_max);
+		return -1;
+	}
+	tep_tunnel_spec_init(&s);
+	if (!local_vtep(fam, s.local)) {
 		fpm.c.evpn_no_local++;
 		return -1;
 	}
-	inet_ntop(fam == 4 ? AF_INET : AF_INET6, la, loc, sizeof(loc));
 	inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep, rem, sizeof(rem));
-	if ((size_t)snprintf(name, sizeof(name), "evpn-%s-%s-%u",
-			     tep.rib.vrf[vrf]->name, rem, vni) >= sizeof(name))
-		snprintf(name, sizeof(name), "evpn-%u", ++ev.seq);
-	snprintf(vs, sizeof(vs), "%u", vni);
-	rte_ether_format_addr(macs, sizeof(macs), mac);
-	argv[0] = name;
-	argv[1] = (char *)(uintptr_t)"type";
-	argv[2] = (char *)(uintptr_t)"vxlan";
-	argv[3] = (char *)(uintptr_t)"local";
-	argv[4] = loc;
-	argv[5] = (char *)(uintptr_t)"remote";
-	argv[6] = rem;
-	argv[7] = (char *)(uintptr_t)"vni";
-	argv[8] = vs;
-	argv[9] = (char *)(uintptr_t)"vrf";
-	argv[10] = tep.rib.vrf[vrf]->name;
-	argv[11] = (char *)(uintptr_t)"inner-dmac";
-	argv[12] = macs;
+	if ((size_t)snprintf(s.name, sizeof(s.name), "evpn-%s-%s-%u",
+			     tep.rib.vrf[vrf]->name, rem, vni) >=
+	    sizeof(s.name))
+		snprintf(s.name, sizeof(s.name), "evpn-%u", ++ev.seq);
+	s.type = TEP_TUN_VXLAN;
+	s.family = fam;
+	memcpy(s.remote, vtep, fam == 4 ? 4 : 16);
+	s.vni = vni;
+	s.vrf = vrf;
+	s.inner_dmac = *mac;
+	s.given = TEP_TUN_OPT_VNI | TEP_TUN_OPT_INNER_DMAC;
 	/* own_rmac belongs to the VRF that `evpn vrf` named: not to a VRF
 	 * made later under the same id (l3vni_of() checks the name) */
 	if (l3vni_of(vrf) != 0 && !rte_is_zero_ether_addr(&ev.own_rmac[vrf])) {
-		rte_ether_format_addr(own, sizeof(own), &ev.own_rmac[vrf]);
-		argv[argc++] = (char *)(uintptr_t)"inner-smac";
-		argv[argc++] = own;
+		s.inner_smac = ev.own_rmac[vrf];
+		s.given |= TEP_TUN_OPT_INNER_SMAC;
 	}
-	argv[argc] = NULL;
-	ret = tep_tunnel_add_args(argc, argv, e, sizeof(e));
-	if (ret != 0) {
+	if (tep_tunnel_create(&s, &made, e, sizeof(e)) != 0) {
 		if (fpm.c.evpn_tunnel_failed++ == 0)
 			fprintf(stderr, "tepd: fpm: evpn tunnel %s: %s "
 				"(counted in fpm_evpn_tunnel_failed; logged "
-				"once)\n", name, e);
+				"once)\n", s.name, e);
 		return -1;
 	}
-	id = tep_tunnel_find(name);
-	if (id >= 0) {
-		ev.tun[id] = true;
-		fpm.c.evpn_tunnels_created++;
-	}
-	return id;
+	ev.tun[made] = true;
+	ev.ntun++;
+	fpm.c.evpn_tunnels_created++;
+	return (int)made;
 }
 
 static struct pending *
@@ -762,6 +780,7 @@ static void
 mac_add(const struct tep_fpm_mac *m)
 {
 	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	char a[INET6_ADDRSTRLEN];
 	uint16_t vrf;
 	struct rmac *r;
 
@@ -773,35 +792,72 @@ mac_add(const struct tep_fpm_mac *m)
 	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
 		if (!ev.rmac[i].used)
 			r = &ev.rmac[i];
-	if (r == NULL)
+	/* full: the replay after a reconnect re-sends what zebra has, and
+	 * a MAC it has not re-sent (yet) is the one to give up; the sweep
+	 * would remove it anyway */
+	for (i = 0; r == NULL && i < FPM_RMAC_MAX; i++)
+		if (ev.rmac[i].gen != fpm.gen) {
+			r = &ev.rmac[i];
+			fpm.c.rmacs_swept++;
+		}
+	if (r == NULL) {
+		/* routes through this VTEP wait (pending) until a slot
+		 * frees: a sweep, or zebra deleting another MAC */
+		if (fpm.c.rmac_full++ == 0) {
+			inet_ntop(fam == 4 ? AF_INET : AF_INET6, m->vtep, a,
+				  sizeof(a));
+			fprintf(stderr, "tepd: fpm: router MAC table full (%d "
+				"VTEPs): MAC of VTEP %s not kept (counted in "
+				"fpm_rmac_full; logged once)\n", FPM_RMAC_MAX,
+				a);
+		}
 		return;
+	}
 	r->used = true;
 	r->vrf = vrf;
 	r->fam = (uint8_t)fam;
 	memcpy(r->vtep, m->vtep, 16);
 	memcpy(&r->mac, m->mac, 6);
+	r->ifindex = m->ifindex;
+	r->vni = m->has_vni ? m->vni : 0;
+	r->gen = fpm.gen;
 	pending_release(vrf, fam, m->vtep);
 }
 
 static void
 mac_del(const struct tep_fpm_mac *m)
 {
-	struct rmac *r;
+	int fam = m->vtep_family == AF_INET ? 4 : 6, i;
+	uint32_t vni = m->has_vni ? m->vni : 0;
+	bool found = false;
 
 	fpm.c.macs_deleted++;
 	if (m->vtep_family == 0)
 		return;
-	/* Tunnels made with it keep it (see vtep_mac) */
-	r = rmac_find(mac_vrf(m), m->vtep_family == AF_INET ? 4 : 6, m->vtep);
-	if (r != NULL)
-		r->used = false;
+	/* Tunnels made with it keep it (see vtep_mac). Every entry the
+	 * same neighbour of zebra's made: it may have gone to another VRF
+	 * when the L3VNI changed between two adds. */
+	for (i = 0; i < FPM_RMAC_MAX; i++) {
+		struct rmac *r = &ev.rmac[i];
+
+		if (r->used && r->fam == fam && r->ifindex == m->ifindex &&
+		    r->vni == vni && memcmp(&r->mac, m->mac, 6) == 0 &&
+		    memcmp(r->vtep, m->vtep, fam == 4 ? 4 : 16) == 0) {
+			r->used = false;
+			found = true;
+		}
+	}
+	if (!found)
+		fpm.c.rmac_del_unknown++;
 }
 
 void
 tep_fpm_tunnel_gone(uint32_t id)
 {
-	if (id < TEP_TUNNELS_MAX)
+	if (id < TEP_TUNNELS_MAX && ev.tun[id]) {
 		ev.tun[id] = false;
+		ev.ntun--;
+	}
 }
 
 int
@@ -929,6 +985,40 @@ no_vrf(const struct tep_fpm_route *rt, int vrf)
 	return false;
 }
 
+/* Next-hop slots FPM's routes hold: a scan of every slot. */
+static uint32_t
+fpm_nh_count(void)
+{
+	uint32_t i, n = 0;
+
+	for (i = 1; i <= TEP_NH_MAX; i++)
+		if (tep.rib.nh_ref[i] != 0 &&
+		    tep.rib.nh[i].proto == TEP_PROTO_FPM)
+			n++;
+	return n;
+}
+
+/*
+ * May an FPM route take this next hop? Yes if routes share it already
+ * (no new slot), else if FPM holds fewer slots than its cap. The count
+ * is a bound kept per new slot, counted exactly only once it reaches the
+ * cap: a scan of every slot per route would slow a replay.
+ */
+static bool
+nh_within_cap(const struct tep_nh *nh)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(tep.rib.nh_index, nh, &data) >= 0)
+		return true;
+	if (ev.nh_bound >= fpm.nh_max)
+		ev.nh_bound = fpm_nh_count();
+	if (ev.nh_bound >= fpm.nh_max)
+		return false;
+	ev.nh_bound++;
+	return true;
+}
+
 static void
 route_add(const struct tep_fpm_route *rt, int vrf)
 {
@@ -982,6 +1072,17 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		/* zebra replaced the route by one tepd cannot follow: the
 		 * old next hop is no longer where zebra routes */
 		del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen);
+		return;
+	}
+	if (!nh_within_cap(&nh)) {
+		/* the route as it was, as when the FIB refuses the change */
+		if (fpm.c.nh_cap++ == 0)
+			fprintf(stderr, "tepd: fpm: route not installed: fpm "
+				"may hold %u next hops (fpm set nexthops; "
+				"counted in fpm_nh_cap; logged once)\n",
+				fpm.nh_max);
+		if (nh.type == TEP_NHT_TUNNEL)
+			tunnel_gc(nh.tunnel);
 		return;
 	}
 	if (tep_route_replace(&tep.rib, (uint16_t)vrf, family, rt->prefix,
@@ -1077,6 +1178,22 @@ collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	s->n++;
 }
 
+/* Router MACs or routes waiting for one, of an older generation: held
+ * with the BGP routes when there is a stale time. */
+static bool
+evpn_stale(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FPM_RMAC_MAX; i++)
+		if (ev.rmac[i].used && ev.rmac[i].gen != fpm.gen)
+			return true;
+	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++)
+		if (ev.pending[i].used && ev.pending[i].gen != fpm.gen)
+			return true;
+	return false;
+}
+
 /* Remove the FPM routes of older generations, or every one (enum
  * sweep_what). Collected first, deleted after: the walk must not see the
  * tree change under it. */
@@ -1111,11 +1228,18 @@ sweep(enum sweep_what what)
 	}
 	free(s.v);
 	/* Routes still waiting for a router MAC (BGP's, EVPN) age the
-	 * same way */
+	 * same way, and so do router MACs: zebra sends those it still has
+	 * in its replay */
 	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0 && !keep_bgp; i++)
 		if (ev.pending[i].used &&
 		    (what == SWEEP_ALL || ev.pending[i].gen != fpm.gen))
 			pending_drop(&ev.pending[i]);
+	for (i = 0; i < FPM_RMAC_MAX && !keep_bgp; i++)
+		if (ev.rmac[i].used &&
+		    (what == SWEEP_ALL || ev.rmac[i].gen != fpm.gen)) {
+			ev.rmac[i].used = false;
+			fpm.c.rmacs_swept++;
+		}
 	if (s.oom)
 		fprintf(stderr, "tepd: fpm: sweep: out of memory, some stale "
 			"routes stay until the next sweep\n");
@@ -1123,7 +1247,7 @@ sweep(enum sweep_what what)
 	fpm.c.routes_swept += swept;
 	if (swept != 0)
 		tep_underlay_changed();
-	fpm.stale_due = keep_bgp && s.bgp_kept != 0;
+	fpm.stale_due = keep_bgp && (s.bgp_kept != 0 || evpn_stale());
 	fpm.stale_tsc = rte_rdtsc();
 	printf("tepd: fpm: %s: %" PRIu64 " stale route(s) removed", why[what],
 	       swept);
@@ -1753,6 +1877,13 @@ tep_fpm_show(struct tep_out *o)
 	tep_out_u64(o, "hold_ms", ", hold %" PRIu64 " ms", fpm.hold_ms);
 	tep_out_u64(o, "stale_ms", ", BGP stale %" PRIu64 " ms", fpm.stale_ms);
 	tep_out_newline(o);
+	tep_out_u64(o, "tunnels", "tunnels %" PRIu64, ev.ntun);
+	tep_out_u64(o, "tunnels_max", " of at most %" PRIu64,
+		    fpm.tunnels_max);
+	ev.nh_bound = fpm_nh_count();
+	tep_out_u64(o, "nexthops", ", next hops %" PRIu64, ev.nh_bound);
+	tep_out_u64(o, "nexthops_max", " of at most %" PRIu64, fpm.nh_max);
+	tep_out_newline(o);
 	tep_out_bool(o, "bgp_stale_held", NULL, fpm.stale_due);
 	if (fpm.stale_due) {
 		tep_out_u64(o, "bgp_stale_for_ms", "BGP routes of an older "
@@ -1765,6 +1896,35 @@ tep_fpm_show(struct tep_out *o)
 	tep_fpm_stats(o);
 }
 
+#define FPM_SET_USAGE "fpm set quiet SECONDS | hold SECONDS | stale " \
+	"SECONDS | uids UID|USER[,...]|none|any | remote on|off | " \
+	"tunnels N | nexthops N"
+
+/* fpm set tunnels|nexthops N: how many FPM may take. Below what it holds
+ * already: those stay, new ones are refused. */
+static int
+set_cap(const char *key, const char *value, char *err, size_t errlen)
+{
+	bool tun = strcmp(key, "tunnels") == 0;
+	unsigned long max = tun ? TEP_TUNNELS_MAX : TEP_NH_MAX, v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 ||
+	    v > max) {
+		snprintf(err, errlen, "%s \"%s\": 0-%lu (how many %s FPM "
+			 "may make)", key, value, max,
+			 tun ? "tunnels" : "next hops");
+		return EINVAL;
+	}
+	if (tun)
+		fpm.tunnels_max = (uint32_t)v;
+	else
+		fpm.nh_max = (uint32_t)v;
+	return 0;
+}
+
 int
 tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 {
@@ -1774,6 +1934,8 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 
 	if (strcmp(key, "uids") == 0 || strcmp(key, "remote") == 0)
 		return door_set(key, value, err, errlen);
+	if (strcmp(key, "tunnels") == 0 || strcmp(key, "nexthops") == 0)
+		return set_cap(key, value, err, errlen);
 	errno = 0;
 	s = strtod(value, &end);
 	if (end == value || *end != '\0' || errno != 0 ||
@@ -1796,9 +1958,7 @@ tep_fpm_set(const char *key, const char *value, char *err, size_t errlen)
 	} else if (strcmp(key, "stale") == 0) {
 		fpm.stale_ms = ms;
 	} else {
-		snprintf(err, errlen, "fpm set quiet SECONDS | hold SECONDS | "
-			 "stale SECONDS | uids UID|USER[,...]|none|any | "
-			 "remote on|off");
+		snprintf(err, errlen, FPM_SET_USAGE);
 		return EINVAL;
 	}
 	return 0;

@@ -421,17 +421,13 @@ tep_adj_mac(uint32_t idx)
 	return __atomic_load_n(&tep.rib.nh_adj[idx], __ATOMIC_ACQUIRE);
 }
 
-/* tunnel.c */
+/* tunnel.c; making and deleting tunnels: tunnel.h */
 int tep_tunnels_init(char *err, size_t errlen);
 int tep_tunnel_find(const char *name);
 
 /* cmds.c */
 struct tep_ctl_table;
 struct tep_ctl_table *tep_cmds_table(void);
-/* cmd_tunnel.c: `tunnel add ARGS` / `tunnel del NAME` for fpm.c: 0 or an
- * errno, with the message in e */
-int tep_tunnel_add_args(int argc, char **argv, char *e, size_t elen);
-int tep_tunnel_del_name(const char *name, char *e, size_t elen);
 
 /* stats.c */
 /* gso.c: segment a TCP super-packet into out[] (fresh mbufs from mp, each

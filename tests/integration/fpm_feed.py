@@ -17,7 +17,12 @@ several words up to the next ';'):
                               proto bgp, ONLINK, RTA_OIF, no VNI; the VTEP
                               as ::ffff:a.b.c.d for IPv6 prefixes
   del PREFIX [table N]
-  mac MAC VTEP / macdel MAC VTEP     router MAC (AF_BRIDGE neighbour)
+  mac MAC VTEP / macdel MAC VTEP [vni N] [ifindex N]
+                                     router MAC (AF_BRIDGE neighbour) on
+                                     device N (default 3), with NDA_VNI
+                                     if vni is given
+  macbulk N BASE4                    N router MACs, VTEPs from BASE4
+                                     upwards, MACs 02:00:00:VV:VV:VV
   bulk N BASE4 via GW [table N] [per-frame M]
                                      N /32 routes from BASE4 upwards, M
                                      netlink messages per FPM frame
@@ -57,7 +62,7 @@ import time
 RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWNEIGH, RTM_DELNEIGH = 24, 25, 28, 29
 RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_PRIORITY = 1, 4, 5, 6
 RTA_MULTIPATH, RTA_TABLE, RTA_ENCAP_TYPE, RTA_ENCAP = 9, 15, 21, 22
-NDA_DST, NDA_LLADDR, NDA_MASTER = 1, 2, 9
+NDA_DST, NDA_LLADDR, NDA_VNI, NDA_MASTER = 1, 2, 7, 9
 AF_BRIDGE = 7
 PID = 0x8084c54d	# what zebra put there in one capture: any value
 CLONE_NEWNET = 0x40000000
@@ -150,6 +155,19 @@ def gw_bytes(net, gw):
     return a.packed
 
 
+def neigh(add, mac, vtep, o):
+    """A router MAC: an AF_BRIDGE neighbour with NDA_DST, as zebra sends
+    it on the L3VNI's VXLAN device."""
+    body = struct.pack("=BxxxiHBB", AF_BRIDGE, int(o.get("ifindex", 3)), 2,
+                       0x16, 0)
+    body += attr(NDA_LLADDR, mac) + attr(NDA_DST, vtep) + \
+        attr(NDA_MASTER, u32(2))
+    if "vni" in o:
+        body += attr(NDA_VNI, u32(int(o["vni"])))
+    return frame(RTM_NEWNEIGH if add else RTM_DELNEIGH,
+                 0x0501 if add else 0x0001, body)
+
+
 def opts(words):
     o = {}
     i = 0
@@ -187,11 +205,12 @@ def cmd_frames(w):
     if c in ("mac", "macdel"):
         mac = bytes(int(x, 16) for x in w[1].split(":"))
         vtep = ipaddress.ip_address(w[2]).packed
-        body = struct.pack("=BxxxiHBB", AF_BRIDGE, 3, 2, 0x16, 0)
-        body += attr(NDA_LLADDR, mac) + attr(NDA_DST, vtep) + \
-            attr(NDA_MASTER, u32(2))
-        return [frame(RTM_NEWNEIGH if c == "mac" else RTM_DELNEIGH,
-                      0x0501 if c == "mac" else 0x0001, body)]
+        return [neigh(c == "mac", mac, vtep, opts(w[3:]))]
+    if c == "macbulk":
+        n, base = int(w[1]), int(ipaddress.ip_address(w[2]))
+        return [neigh(True, b"\x02\x00\x00" + struct.pack("!I", i)[1:],
+                      ipaddress.ip_address(base + i).packed, {})
+                for i in range(n)]
     if c == "bulk":
         n, base, o = int(w[1]), int(ipaddress.ip_address(w[2])), opts(w[3:])
         gw = ipaddress.ip_address(o["via"]).packed

@@ -473,4 +473,112 @@ else
 	fail "remote on / local: got '$got', want 'fpm fpm fpm'"
 fi
 
+# 12. router MACs: a full table is counted and logged; a delete removes
+# what its add made even when the L3VNI changed in between; a reconnect's
+# sweep removes the MACs zebra did not send again
+# rmacs [VTEP]: the router MACs in evpn show, "VTEP MAC VRF" each (of
+# that VTEP only if given), sorted
+rmacs() {
+	$CTL -j evpn show | $PY -c 'import json,sys
+r = json.load(sys.stdin)["router_macs"]
+print(" ".join(sorted("%s=%s=%s" % (x["vtep"], x["mac"].lower(), x.get("vrf", "any"))
+                      for x in r if len(sys.argv) < 2 or x["vtep"] == sys.argv[1])))' "$@"
+}
+nrmacs() { rmacs | wc -w; }
+# the L3VNI changes between a MAC's add and its delete: the delete still
+# finds it (zebra names the neighbour by device, VNI, MAC and VTEP)
+$FEED mac 02:00:00:00:0a:0a 198.51.100.10 vni 100 ifindex 7
+sleep 0.3
+expect "router MAC with NDA_VNI 100: vrf red's" "$(rmacs 198.51.100.10)" \
+	"198.51.100.10=02:00:00:00:0a:0a=red"
+$CTL evpn vrf red vni 200
+$FEED macdel 02:00:00:00:0a:0a 198.51.100.10 vni 100 ifindex 7
+sleep 0.3
+expect "deleted after the L3VNI changed" "$(rmacs 198.51.100.10)" ""
+$CTL evpn vrf red vni 100
+# a VTEP's MAC replaced, then the old one deleted: the new one stays
+del0=$(cnt rmac_del_unknown)
+$FEED mac 02:00:00:00:0b:01 198.51.100.11 \; mac 02:00:00:00:0b:02 198.51.100.11 \; \
+	macdel 02:00:00:00:0b:01 198.51.100.11
+sleep 0.3
+expect "a delete of a VTEP's previous MAC leaves the current one" \
+	"$(rmacs 198.51.100.11) $(($(cnt rmac_del_unknown) - del0))" \
+	"198.51.100.11=02:00:00:00:0b:02=any 1"
+# 300 MACs on one connection: those of earlier connections (not sent
+# again: stale) give way first, then the table is full
+full0=$(cnt rmac_full)
+$FEED macbulk 300 10.99.0.1
+sleep 0.3
+expect "router MAC table full: 256 kept, the rest counted in fpm_rmac_full" \
+	"$(nrmacs) $(($(cnt rmac_full) - full0)) $(rmacs 198.51.100.11)" "256 44 "
+grep -q "tepd: fpm: router MAC table full (256 VTEPs): MAC of VTEP .* not kept (counted in fpm_rmac_full; logged once)" "$LOG" &&
+	ok "full router MAC table logged" || fail "no log line for the full router MAC table"
+
+# a reconnect that sends one MAC: after its replay, the others are gone
+sw0=$(cnt rmacs_swept)
+$FEED --linger 2.5 mac 02:00:00:00:01:00 198.51.100.2
+expect "reconnect + sweep: only the MAC sent again is left" \
+	"$(rmacs) $(($(cnt rmacs_swept) - sw0 >= 255))" \
+	"198.51.100.2=02:00:00:00:01:00=any 1"
+
+ip netns exec "$DP" $PY -c 'import urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:9108/metrics").read().decode())' \
+	>"$WORK/metrics2.txt"
+grep -qx "tepd_fpm_events_total{event=\"rmac_full\"} $(cnt rmac_full)" "$WORK/metrics2.txt" &&
+	ok "/metrics: fpm_rmac_full" ||
+	fail "/metrics rmac_full: $(grep rmac "$WORK/metrics2.txt")"
+
+# 13. what FPM may take of the tunnels and next hops it shares with the
+# configuration (fpm set tunnels|nexthops; 3/4 by default): beyond it,
+# routes are refused, counted and logged, and the operator's own tunnels
+# and routes are still made
+expect "fpm show: the caps, 3/4 by default" \
+	"$($CTL -j fpm show | jget tunnels_max) $($CTL -j fpm show | jget nexthops_max)" "768 24575"
+$CTL fpm set tunnels 1
+tc0=$(cnt tunnel_cap)
+$FEED mac 02:00:00:00:01:00 198.51.100.2 \; \
+	add 198.18.110.0/24 via 198.51.100.2 vni 110 table 10 \; \
+	add 198.18.111.0/24 via 198.51.100.2 vni 111 table 10
+wait_for red 198.18.110.0/24 fpm
+expect "fpm set tunnels 1: a second EVPN tunnel refused, counted" \
+	"$(has red 198.18.110.0/24) $(has red 198.18.111.0/24) $(($(cnt tunnel_cap) - tc0)) $($CTL -j fpm show | jget tunnels)" \
+	"fpm none 1 1"
+grep -q "tepd: fpm: evpn tunnel to 198.51.100.2 refused: fpm may make 1 tunnels (fpm set tunnels; counted in fpm_tunnel_cap; logged once)" "$LOG" &&
+	ok "tunnel cap logged" || fail "no log line for the tunnel cap"
+if $CTL tunnel add opvx type vxlan local 198.51.100.1 remote 198.51.100.77 \
+	vni 77 inner-dmac 02:00:00:00:77:77 && $CTL tunnel del opvx; then
+	ok "the operator's tunnel is made beyond FPM's cap"
+else
+	fail "tunnel add refused under FPM's tunnel cap"
+fi
+$CTL fpm set tunnels 768
+# next hops: two new ones allowed; a route through one FPM already holds
+# takes no new slot
+used=$($CTL -j fpm show | jget nexthops)
+$CTL fpm set nexthops $((used + 2))
+nc0=$(cnt nh_cap)
+$FEED add 198.18.120.0/24 via 198.51.100.20 \; add 198.18.121.0/24 via 198.51.100.21 \; \
+	add 198.18.122.0/24 via 198.51.100.22 \; add 198.18.123.0/24 via 198.51.100.23 \; \
+	add 198.18.124.0/24 via 198.51.100.20
+wait_for default 198.18.124.0/24 fpm
+expect "fpm set nexthops USED+2: two new next hops, two refused, a shared one taken" \
+	"$(has default 198.18.120.0/24) $(has default 198.18.121.0/24) $(has default 198.18.122.0/24) $(has default 198.18.123.0/24) $(has default 198.18.124.0/24) $(($(cnt nh_cap) - nc0))" \
+	"fpm fpm none none fpm 2"
+grep -q "tepd: fpm: route not installed: fpm may hold $((used + 2)) next hops (fpm set nexthops; counted in fpm_nh_cap; logged once)" "$LOG" &&
+	ok "next-hop cap logged" || fail "no log line for the next-hop cap"
+if $CTL route add 198.18.125.0/24 via 198.51.100.25 && $CTL route del 198.18.125.0/24; then
+	ok "the operator's route with a new next hop is made beyond FPM's cap"
+else
+	fail "route add refused under FPM's next-hop cap"
+fi
+if ! $CTL fpm set tunnels 1025 2>"$WORK/err1" && ! $CTL fpm set nexthops -1 2>"$WORK/err2" &&
+   grep -qF 'tunnels "1025": 0-1024 (how many tunnels FPM may make)' "$WORK/err1" &&
+   grep -qF 'nexthops "-1": 0-32767' "$WORK/err2" &&
+   [ "$($CTL -j fpm show | jget tunnels_max) $($CTL -j fpm show | jget nexthops_max)" = "768 $((used + 2))" ]; then
+	ok "fpm set refuses caps out of range, changing nothing"
+else
+	fail "fpm set caps: $(cat "$WORK/err1" "$WORK/err2")"
+fi
+$CTL fpm set nexthops 24575
+
 finish
