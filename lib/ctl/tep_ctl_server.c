@@ -44,6 +44,7 @@ struct client {
 	bool served;		/* one of its requests has run */
 	uint64_t deadline;	/* closing: give up then */
 	uint64_t wait_since;	/* waiting for a request since (0: not) */
+	uint64_t heard;		/* heard_seq: accepted, or bytes read */
 	int pass_fd;		/* sent with the byte at pass_at, or -1 */
 	uint64_t pass_at;
 	uint64_t sent;		/* bytes written to the socket so far */
@@ -72,6 +73,10 @@ struct tep_ctl_server {
 	size_t ncl;
 	struct pollfd *pfd;	/* 2 + max_clients */
 	uint64_t accept_resume;
+	/* Counts accepts and reads that brought bytes: which of two
+	 * clients was heard from last, with no ties (a millisecond clock
+	 * has them, in a burst of accepts). */
+	uint64_t heard_seq;
 	atomic_bool stopped;
 	struct tep_ctl_server_stats st;	/* __atomic builtins */
 };
@@ -767,19 +772,22 @@ again:
 	}
 }
 
-static void
-client_read(struct client *c)
+/* Read what the client has sent. true: some bytes came. */
+static bool
+client_read(struct tep_ctl_server *s, struct client *c)
 {
+	bool got = false;
 	size_t space;
 	ssize_t n;
 
 	while (!c->eof && !c->dead) {
 		space = sizeof(c->in) - c->in_len;
 		if (space == 0)
-			return;
+			break;
 		n = recv(c->fd, c->in + c->in_len, space, MSG_DONTWAIT);
 		if (n > 0) {
 			c->in_len += (size_t)n;
+			got = true;
 		} else if (n == 0) {
 			c->eof = true;
 		} else if (errno == EINTR) {
@@ -787,9 +795,12 @@ client_read(struct client *c)
 		} else {
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				c->dead = true;
-			return;
+			break;
 		}
 	}
+	if (got)
+		c->heard = ++s->heard_seq;
+	return got;
 }
 
 /* A stream on a clock (stats watch), or paced by its reader (interval 0:
@@ -914,35 +925,82 @@ uid_clients(const struct tep_ctl_server *s, uid_t uid)
 	return n;
 }
 
-/*
- * Every slot is taken and root (or the server's uid) knocks: take the slot
- * of the client that has waited longest without ever sending a complete
- * request. Clients that work (served once) are not touched, so an
- * administrator's stream or a batch in progress stays. false: none such.
- */
 static bool
-evict_idle(struct tep_ctl_server *s)
+evictable(const struct client *c)
 {
-	static const char msg[] = "dropped: no complete request yet, and "
-				  "the slot is needed";
-	struct client *c, *best = NULL;
-	size_t i, at = 0;
+	return !c->served && !c->closing && !c->dead && c->wait_since != 0;
+}
+
+/*
+ * Among the clients that have never sent a complete request, the one
+ * silent longest of the process that holds the most of them. The process
+ * comes first because a client that has just connected has had no time
+ * to send: with the slots turning over as fast as a flood of root's
+ * connections can make them, silence alone would drop the administrator's
+ * tepctl whenever the machine is busy enough to hold it up between its
+ * connect and its send. The flood's process holds many such slots,
+ * tepctl one. NULL: there is none.
+ */
+static struct client *
+evict_choice(const struct tep_ctl_server *s, size_t *at)
+{
+	const struct client *c, *o;
+	struct client *best = NULL;
+	unsigned int held, best_held = 0;
+	size_t i, j;
 
 	for (i = 0; i < s->ncl; i++) {
 		c = s->cl[i];
-		if (c->served || c->closing || c->dead || c->wait_since == 0)
+		if (!evictable(c))
 			continue;
-		if (best == NULL || c->wait_since < best->wait_since) {
-			best = c;
-			at = i;
+		held = 0;
+		for (j = 0; j < s->ncl; j++) {
+			o = s->cl[j];
+			held += evictable(o) && o->ctx.pid == c->ctx.pid;
+		}
+		if (best == NULL || held > best_held ||
+		    (held == best_held && c->heard < best->heard)) {
+			best = s->cl[i];
+			best_held = held;
+			*at = i;
 		}
 	}
-	if (best == NULL)
+	return best;
+}
+
+/*
+ * Every slot is taken and root (or the server's uid) knocks: take the slot
+ * of a client that has never sent a complete request (evict_choice).
+ * Clients that work (served once) are not touched, so an administrator's
+ * stream or a batch in progress stays. One whose bytes are already in
+ * its socket, not yet read, is not silent: it is read and spared. false:
+ * no slot to take.
+ */
+static bool
+evict_idle(struct tep_ctl_server *s, uint64_t now)
+{
+	static const char msg[] = "dropped: no complete request yet, and "
+				  "the slot is needed";
+	struct client *c = NULL;
+	size_t at = 0, tries;
+
+	for (tries = 0; tries < s->ncl; tries++) {
+		c = evict_choice(s, &at);
+		if (c == NULL)
+			return false;
+		if (!client_read(s, c) || c->dead)
+			break;
+		/* a complete request now: served next step */
+		client_wait_update(c, now);
+		if (c->wait_since == 0)
+			c->more = true;
+		c = NULL;
+	}
+	if (c == NULL)
 		return false;
-	client_reply(s, best, TEP_CTL_REPLY_FINAL, EBUSY, msg,
-		     sizeof(msg) - 1);
-	client_flush(best);
-	client_free(s, best);
+	client_reply(s, c, TEP_CTL_REPLY_FINAL, EBUSY, msg, sizeof(msg) - 1);
+	client_flush(c);
+	client_free(s, c);
 	s->cl[at] = s->cl[--s->ncl];
 	STAT_ADD(s, evicted, 1);
 	return true;
@@ -950,7 +1008,8 @@ evict_idle(struct tep_ctl_server *s)
 
 /* Has the uid a slot? Refuses fd (one error reply) if not. */
 static bool
-slot_for(struct tep_ctl_server *s, int fd, uid_t uid, bool priv)
+slot_for(struct tep_ctl_server *s, int fd, uid_t uid, bool priv,
+	 uint64_t now)
 {
 	unsigned int cap = s->conf.max_clients;
 	char msg[128];
@@ -965,7 +1024,7 @@ slot_for(struct tep_ctl_server *s, int fd, uid_t uid, bool priv)
 	}
 	if (!priv)
 		cap -= s->conf.reserved;
-	if (s->ncl < cap || (priv && evict_idle(s)))
+	if (s->ncl < cap || (priv && evict_idle(s, now)))
 		return true;
 	refuse(fd, EBUSY, "too many clients");
 	return false;
@@ -1020,7 +1079,7 @@ accept_clients(struct tep_ctl_server *s, uint64_t now)
 			continue;
 		}
 		priv = uc.uid == 0 || uc.uid == s->euid;
-		if (!slot_for(s, fd, uc.uid, priv)) {
+		if (!slot_for(s, fd, uc.uid, priv, now)) {
 			STAT_ADD(s, refused, 1);
 			continue;
 		}
@@ -1031,6 +1090,7 @@ accept_clients(struct tep_ctl_server *s, uint64_t now)
 		}
 		c->fd = fd;
 		c->wait_since = now;
+		c->heard = ++s->heard_seq;
 		c->pass_fd = -1;
 		c->ctx.pass_fd = -1;
 		/* The peer process itself, not its number: whether it is
@@ -1084,7 +1144,7 @@ expire_idle(struct tep_ctl_server *s, uint64_t now)
 			continue;
 		/* The request may have come in after poll() returned: one
 		 * already in the socket is not late, serve it next step. */
-		client_read(c);
+		client_read(s, c);
 		if (c->in_len > 0 &&
 		    tep_ctl_frame_check(c->in, c->in_len, TEP_CTL_MAX_REQ,
 					&flen) != TEP_CTL_PERR_INCOMPLETE) {
@@ -1184,7 +1244,7 @@ tep_ctl_server_poll(struct tep_ctl_server *s, int timeout_ms)
 		if (re & POLLOUT)
 			client_flush(c);
 		if (re & (POLLIN | POLLHUP))
-			client_read(c);
+			client_read(s, c);
 		/* fully closed: nobody left to stream to */
 		if ((re & POLLHUP) && c->streaming)
 			c->dead = true;

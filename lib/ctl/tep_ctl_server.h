@@ -26,8 +26,10 @@
  *   idle_ms of connecting or of its last reply is dropped; any other uid
  *   holds at most max_per_uid connections; the last reserved of the
  *   max_clients slots are for privileged clients only; and when even
- *   those are taken, a privileged newcomer takes the slot of the client
- *   that has waited longest without ever sending a complete request.
+ *   those are taken, a privileged newcomer takes the slot of a client
+ *   that has never sent a complete request: of the peer process holding
+ *   the most such slots, the one silent longest (a client whose request
+ *   is already in its socket is read, not dropped).
  * - A client's requests run one at a time, in order; the next is read
  *   when the previous reply has been written to the socket (or queued, for
  *   a stream). Malformed or oversized requests get one error reply and the

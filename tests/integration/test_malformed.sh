@@ -25,7 +25,13 @@ ip netns exec "$TEN" ping -c "$N" -i 0.01 -W 1 203.0.113.99 >/dev/null 2>&1 || t
 sleep 0.5
 drops
 
-$PY - "$WORK/sent.json" "$WORK/drops0.json" "$WORK/drops.json" <<'PY' >"$WORK/verdict" || true
+# One verdict per reason malformed.py sent; the script's exit status must
+# agree with them (a crash part-way leaves verdicts out: that fails).
+want=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
+	"$WORK/sent.json")
+rc=0
+$PY - "$WORK/sent.json" "$WORK/drops0.json" "$WORK/drops.json" <<'PY' \
+	>"$WORK/verdict" 2>"$WORK/verdict.err" || rc=$?
 import json, sys
 sent = json.load(open(sys.argv[1]))
 d0 = json.load(open(sys.argv[2]))["ports"][0]["drops"]
@@ -38,12 +44,20 @@ for reason, n in sorted(sent.items()):
     bad += got < n
 sys.exit(1 if bad else 0)
 PY
+got=0 bad=0
 while read -r line; do
+	got=$((got + 1))
 	case $line in
 	ok:*) ok "${line#ok: }" ;;
-	*) fail "${line#FAIL: }" ;;
+	*) fail "${line#FAIL: }"; bad=$((bad + 1)) ;;
 	esac
 done <"$WORK/verdict"
+if [ "$want" -eq 0 ] || [ "$got" -ne "$want" ]; then
+	fail "drop verdicts: $got printed for $want reasons sent: $(tail -n 1 "$WORK/verdict.err")"
+fi
+if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+	fail "drop verdicts: the script exited $rc: $(tail -n 1 "$WORK/verdict.err")"
+fi
 
 no_route=$($CTL -j stats vrf red | $PY -c 'import json,sys
 print(json.load(sys.stdin)["vrfs"][0]["drops"].get("drop_no_route", 0))')

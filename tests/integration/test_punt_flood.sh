@@ -48,7 +48,11 @@ wait $scan || true
 read -r sent secs <"$WORK/scan"
 say "red sent $sent scan frames in $secs s"
 $CTL -j stats vrf red >"$WORK/red.json"
-$PY - "$WORK/red.json" "$WORK/neigh.json" "$sent" <<'PY' >"$WORK/verdict" || true
+# Three verdicts (ok: or FAIL:) and one info line; the script's exit
+# status must agree with them (a crash part-way leaves verdicts out).
+rc=0
+$PY - "$WORK/red.json" "$WORK/neigh.json" "$sent" <<'PY' \
+	>"$WORK/verdict" 2>"$WORK/verdict.err" || rc=$?
 import json, sys
 d = json.load(open(sys.argv[1]))["vrfs"][0]["drops"]
 nb = json.load(open(sys.argv[2]))
@@ -63,13 +67,20 @@ print(("ok" if policed > 0 else "FAIL") + ": red's punts policed: %d" % policed)
 print(("ok" if incomplete <= 256 else "FAIL") + ": red's unresolved neighbours during the scan: %d (its share 256)" % incomplete)
 print("info: red over its share of neighbours/held packets: %d" % share)
 PY
+got=0 bad=0
 while read -r line; do
 	case $line in
-	ok:*) ok "${line#ok: }" ;;
+	ok:*) ok "${line#ok: }"; got=$((got + 1)) ;;
 	info:*) say "${line#info: }" ;;
-	*) fail "${line#FAIL: }" ;;
+	*) fail "${line#FAIL: }"; got=$((got + 1)); bad=$((bad + 1)) ;;
 	esac
 done <"$WORK/verdict"
+if [ "$got" -ne 3 ]; then
+	fail "scan verdicts: $got of 3 printed: $(tail -n 1 "$WORK/verdict.err")"
+fi
+if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+	fail "scan verdicts: the script exited $rc: $(tail -n 1 "$WORK/verdict.err")"
+fi
 
 # 2. TTL flood from red; blue's probes still answered.
 ip netns exec "$TR" $PY "$HERE/flood.py" ttl ten0 "$MACR" 192.0.2.10 198.18.0.2 4 \

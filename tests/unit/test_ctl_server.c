@@ -118,6 +118,25 @@ whoami_fn(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	return 0;
 }
 
+/* sleep MS: hold the server's thread, as a slow command would; while it
+ * sleeps, connections wait in the listen queue and are then accepted in
+ * one burst */
+static atomic_int sleeping;
+
+static int
+sleep_fn(struct tep_ctl_ctx *ctx, int argc, char **argv,
+	 struct tep_out *out, struct tep_err *err)
+{
+	(void)ctx;
+	(void)argc;
+	(void)err;
+	atomic_store(&sleeping, 1);
+	usleep((useconds_t)atoi(argv[0]) * 1000);
+	atomic_store(&sleeping, 0);
+	tep_out_text(out, "slept\n");
+	return 0;
+}
+
 /* fd: pass pass_pipe[0] with the reply; fd fail: pass it, then fail. */
 static int pass_pipe[2] = { -1, -1 };
 
@@ -295,6 +314,8 @@ static const struct tep_ctl_cmd cmds[] = {
 	{ .keywords = "fd", .usage = "[fail]", .help = "pass a descriptor",
 	  .max_args = 1, .fn = fd_fn },
 	{ .keywords = "netns", .help = "peer's netns", .fn = netns_fn },
+	{ .keywords = "sleep", .usage = "MS", .help = "hold the thread",
+	  .min_args = 1, .max_args = 1, .fn = sleep_fn },
 	{ .keywords = "tick", .usage = "[COUNT [PAD [MS]]]",
 	  .help = "a stream", .max_args = 3, .flags = TEP_CTL_CMD_STREAM,
 	  .fn = tick_cmd },
@@ -1554,6 +1575,124 @@ test_evict_idle(void **state)
 	srv_stop(&v);
 }
 
+/* Wait (up to 5 s) until the server holds n clients. */
+static void
+wait_clients(const struct srv *v, uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < 500 && stats(v).clients != n; i++)
+		usleep(10000);
+	assert_int_equal(stats(v).clients, n);
+}
+
+/*
+ * Connections that queued while the server was busy are accepted in one
+ * burst, within the same millisecond: the ones that came first are
+ * dropped first, never one that has just connected, whose request may
+ * already be in its socket (tepctl sends it at once).
+ */
+static void
+test_evict_order(void **state)
+{
+	static const char dropped[] = "dropped: no complete request yet, "
+				      "and the slot is needed";
+	struct tep_ctl_server_conf conf;
+	char *slp[] = { "sleep", "300", NULL };
+	char *mine[] = { "echo", "mine", NULL };
+	int busy, x[5], t, i;
+	struct srv v;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	memset(&conf, 0, sizeof(conf));
+	conf.max_clients = 4;
+	conf.idle_ms = TEP_CTL_NONE;
+	srv_start(&v, &conf);
+	busy = cli_connect(v.path);
+	assert_true(busy >= 0);
+	cli_send_argv(busy, 0, 2, slp);
+	for (i = 0; i < 500 && atomic_load(&sleeping) == 0; i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&sleeping), 1);
+	/* three silent, then ours with its request, then two silent */
+	for (i = 0; i < 3; i++)
+		x[i] = cli_connect(v.path);
+	t = cli_connect(v.path);
+	assert_true(t >= 0);
+	cli_send_argv(t, 0, 2, mine);
+	for (i = 3; i < 5; i++)
+		x[i] = cli_connect(v.path);
+	for (i = 0; i < 5; i++)
+		assert_true(x[i] >= 0);
+	expect(busy, TEP_CTL_REPLY_FINAL, 0, "slept\n");
+	expect(t, TEP_CTL_REPLY_FINAL, 0, "mine\n");
+	for (i = 0; i < 3; i++) {
+		expect(x[i], TEP_CTL_REPLY_FINAL, EBUSY, dropped);
+		assert_eof(x[i]);
+	}
+	assert_int_equal(stats(&v).evicted, 3);
+	wait_clients(&v, 4);
+	for (i = 0; i < 5; i++)
+		close(x[i]);
+	close(t);
+	close(busy);
+	srv_stop(&v);
+}
+
+/*
+ * One process keeps opening connections that send nothing (a runaway
+ * script as root): it loses its own, oldest first, and a client of
+ * another process that has not sent its request yet (tepctl, held up by
+ * a busy machine between connect and send) keeps its slot, however many
+ * times the slots turn over.
+ */
+static void
+test_evict_busiest_process(void **state)
+{
+	static const char dropped[] = "dropped: no complete request yet, "
+				      "and the slot is needed";
+	struct tep_ctl_server_conf conf;
+	char *mine[] = { "echo", "mine", NULL };
+	int x[3], y[6], t, i, k;
+	struct srv v;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	memset(&conf, 0, sizeof(conf));
+	conf.max_clients = 4;
+	conf.idle_ms = TEP_CTL_NONE;
+	srv_start(&v, &conf);
+	t = connect_as(v.path, (uid_t)-1);	/* another process, first */
+	wait_clients(&v, 1);
+	for (i = 0; i < 3; i++) {
+		x[i] = cli_connect(v.path);
+		assert_true(x[i] >= 0);
+	}
+	wait_clients(&v, 4);
+	for (i = 0; i < 6; i++) {
+		y[i] = cli_connect(v.path);
+		assert_true(y[i] >= 0);
+		for (k = 0; k < 500 && stats(&v).evicted != (uint64_t)i + 1;
+		     k++)
+			usleep(10000);
+		assert_int_equal(stats(&v).evicted, (uint64_t)i + 1);
+	}
+	cli_send_argv(t, 0, 2, mine);
+	expect(t, TEP_CTL_REPLY_FINAL, 0, "mine\n");
+	for (i = 0; i < 3; i++)
+		expect(x[i], TEP_CTL_REPLY_FINAL, EBUSY, dropped);
+	for (i = 0; i < 3; i++)
+		expect(y[i], TEP_CTL_REPLY_FINAL, EBUSY, dropped);
+	assert_int_equal(stats(&v).evicted, 6);
+	for (i = 0; i < 3; i++)
+		close(x[i]);
+	for (i = 0; i < 6; i++)
+		close(y[i]);
+	close(t);
+	srv_stop(&v);
+}
+
 /* ---- descriptors with replies, the peer's namespace ---------------------- */
 
 /* A descriptor handed to tep_ctl_reply_fd() arrives with the reply, once,
@@ -1988,6 +2127,8 @@ main(void)
 		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_uid_limit_and_reserved),
 		cmocka_unit_test(test_evict_idle),
+		cmocka_unit_test(test_evict_order),
+		cmocka_unit_test(test_evict_busiest_process),
 		cmocka_unit_test(test_pass_fd),
 		cmocka_unit_test(test_peer_netns),
 		cmocka_unit_test(test_socket_dir_checked),
