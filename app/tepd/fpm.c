@@ -63,6 +63,8 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
 
 #include "tep_out.h"
 #include "tep_fpm.h"
@@ -626,26 +628,82 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 	return (int)made;
 }
 
+/*
+ * Pending routes by prefix: every route zebra sends looks for one waiting
+ * under its prefix (to replace or drop it), so that is one hash lookup
+ * rather than a scan of all FPM_PENDING_MAX slots whenever any is used;
+ * free slots are a stack. Only a router MAC's arrival and the sweep walk
+ * the slots.
+ */
+struct pending_key {
+	uint16_t vrf;
+	uint8_t family, plen;
+	uint8_t prefix[16];	/* past the family's length: zero */
+};
+
+static struct rte_hash *pending_index;
+static uint16_t pending_free[FPM_PENDING_MAX];
+static unsigned int npending_free;
+
+static int
+pending_index_init(char *err, size_t errlen)
+{
+	struct rte_hash_parameters hp = {
+		.name = "fpm_pending",
+		.entries = FPM_PENDING_MAX,
+		.key_len = sizeof(struct pending_key),
+		.socket_id = (int)rte_socket_id(),
+		/* room for every slot, whatever the keys' buckets */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	unsigned int i;
+
+	pending_index = rte_hash_create(&hp);
+	if (pending_index == NULL) {
+		snprintf(err, errlen, "-P: pending route index: %s",
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	for (i = 0; i < FPM_PENDING_MAX; i++)
+		pending_free[i] = (uint16_t)(FPM_PENDING_MAX - 1 - i);
+	npending_free = FPM_PENDING_MAX;
+	return 0;
+}
+
+static void
+pending_key_of(struct pending_key *k, uint16_t vrf, int family,
+	       const uint8_t *a, uint8_t plen)
+{
+	memset(k, 0, sizeof(*k));
+	k->vrf = vrf;
+	k->family = (uint8_t)family;
+	k->plen = plen;
+	memcpy(k->prefix, a, family == 4 ? 4 : 16);
+}
+
 static struct pending *
 pending_find(uint16_t vrf, int family, const uint8_t *a, uint8_t plen)
 {
-	unsigned int i;
+	struct pending_key k;
+	void *slot;
 
-	for (i = 0; i < FPM_PENDING_MAX && ev.npending != 0; i++) {
-		struct pending *p = &ev.pending[i];
-
-		if (p->used && p->vrf == vrf && p->family == family &&
-		    p->plen == plen &&
-		    memcmp(p->prefix, a, family == 4 ? 4 : 16) == 0)
-			return p;
-	}
-	return NULL;
+	if (ev.npending == 0)
+		return NULL;
+	pending_key_of(&k, vrf, family, a, plen);
+	if (rte_hash_lookup_data(pending_index, &k, &slot) < 0)
+		return NULL;
+	return &ev.pending[(uintptr_t)slot];
 }
 
 static void
 pending_drop(struct pending *p)
 {
+	struct pending_key k;
+
 	if (p != NULL && p->used) {
+		pending_key_of(&k, p->vrf, p->family, p->prefix, p->plen);
+		rte_hash_del_key(pending_index, &k);
+		pending_free[npending_free++] = (uint16_t)(p - ev.pending);
 		p->used = false;
 		ev.npending--;
 	}
@@ -656,17 +714,24 @@ pending_add(uint16_t vrf, const struct tep_fpm_route *rt, uint32_t vni)
 {
 	int family = family_of(rt->family);
 	struct pending *p = pending_find(vrf, family, rt->prefix, rt->plen);
-	unsigned int i;
+	struct pending_key k;
 
-	for (i = 0; p == NULL && i < FPM_PENDING_MAX; i++)
-		if (!ev.pending[i].used)
-			p = &ev.pending[i];
 	if (p == NULL) {
-		fpm.c.evpn_pending_full++;
-		return;
-	}
-	if (!p->used)
+		if (npending_free == 0) {
+			fpm.c.evpn_pending_full++;
+			return;
+		}
+		pending_key_of(&k, vrf, family, rt->prefix, rt->plen);
+		p = &ev.pending[pending_free[npending_free - 1]];
+		/* sized for every slot: cannot be full */
+		if (rte_hash_add_key_data(pending_index, &k,
+				(void *)(uintptr_t)(p - ev.pending)) < 0) {
+			fpm.c.evpn_pending_full++;
+			return;
+		}
+		npending_free--;
 		ev.npending++;
+	}
 	p->used = true;
 	p->vrf = vrf;
 	p->family = (uint8_t)family;
@@ -1765,6 +1830,10 @@ tep_fpm_start(const char *listen_arg, char *err, size_t errlen)
 			"told (fpm set uids any admits them)\n",
 			strerror(errno));
 	uids_default();
+	if (pending_index == NULL && pending_index_init(err, errlen) != 0) {
+		tep_fpm_stop();
+		return -1;
+	}
 	snprintf(fpm.listen, sizeof(fpm.listen), "%s", listen_arg);
 	fpm.enabled = true;
 	return 0;
