@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/inet_diag.h>
@@ -86,8 +87,9 @@ tep_tcp_peer_uid(int diag_fd, int fd, uint32_t *uid)
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	const struct inet_diag_msg *m;
 	struct nlmsghdr *h;
+	size_t off;
 	ssize_t n;
-	int i, len, ret;
+	int i, ret;
 
 	memset(&req.nlh, 0, sizeof(req.nlh));
 	ret = diag_request(fd, &req.r);
@@ -106,8 +108,14 @@ tep_tcp_peer_uid(int diag_fd, int fd, uint32_t *uid)
 		n = recv(diag_fd, &rep, sizeof(rep), MSG_DONTWAIT);
 		if (n < 0)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		len = (int)n;
-		for (h = &rep.nlh; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+		/* by offset, not NLMSG_OK/NEXT: their casts and signed
+		 * length trip clang's -Wcast-align and -Wsign-compare */
+		for (off = 0; off + sizeof(*h) <= (size_t)n;
+		     off += NLMSG_ALIGN(h->nlmsg_len)) {
+			h = (struct nlmsghdr *)(void *)((uint8_t *)&rep + off);
+			if (h->nlmsg_len < sizeof(*h) ||
+			    off + h->nlmsg_len > (size_t)n)
+				break;
 			if (h->nlmsg_seq != req.nlh.nlmsg_seq)
 				continue;
 			if (h->nlmsg_type == NLMSG_ERROR) {
