@@ -133,7 +133,7 @@ tun_option(struct tep_tunnel_spec *s, struct tun_opts *opts, const char *kw,
 			s->gre_csum = on;
 			s->given |= TEP_TUN_OPT_GRE_CSUM;
 		} else if (kw[0] == 'r') {
-			s->gue_rco = on;
+			s->rco = on;
 			s->given |= TEP_TUN_OPT_RCO;
 		} else {
 			s->df = on;

@@ -236,9 +236,17 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 		return -1;
 	}
 	if (d.has_rco) {
+		/* A VXLAN tunnel without rco takes the RCO bits for the
+		 * reserved bits they were, as Linux does without remcsumrx
+		 * (GUE's field is self-describing: always taken). */
+		if (d.type == TEP_TUN_VXLAN && !t->tmpl.rco) {
+			w->cnt->tun[t->id].drop[TEP_R_RESERVED_SET]++;
+			dp_drop(w, m, TEP_R_RESERVED_SET);
+			return -1;
+		}
 		/* RCO relies on the outer checksum being known good. */
 		if (!tep_rxcsum_outer_verified(&rv, &d) ||
-		    tep_gue_rco_apply(buf, &d) != TEP_R_OK) {
+		    tep_rco_apply(buf, &d) != TEP_R_OK) {
 			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
 			dp_drop(w, m, TEP_R_BAD_RCO);
 			return -1;
