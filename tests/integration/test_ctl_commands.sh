@@ -378,6 +378,8 @@ refused 'tunnel name longer than 31' \
 # remcsumtx/remcsumrx, and it too needs an outer checksum)
 U=(local 198.51.100.1 remote 198.51.100.9)
 good tunnel add vxr "${T[@]}" vni 7 rco on
+good tunnel show vxr
+jcheck "vxr: vxlan with rco on" '(lambda t: t["name"] == "vxr" and t["type"] == "vxlan" and t["rco"] == "on")(d["tunnels"][0])'
 good tunnel del vxr
 refused 'rco needs an outer checksum' \
 	tunnel add vx2 "${T[@]}" vni 7 rco on csum off

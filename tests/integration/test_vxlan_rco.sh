@@ -93,6 +93,11 @@ PYB
 
 tepd_rco on
 kernel_vx remcsumtx remcsumrx
+if $CTL tunnel show vx1 | grep -q " rco on"; then
+	ok "tunnel show: $($CTL tunnel show vx1)"
+else
+	fail "tunnel show does not say rco on: $($CTL tunnel show vx1)"
+fi
 
 peer_err0=$(csum_errors "$PEER")
 ten_err0=$(csum_errors "$TEN")
