@@ -391,11 +391,13 @@ tep_encap_rco(const struct tep_encap_tmpl *t, const struct tep_encap_pkt *pkt)
 	const struct tep_inner_l4 *in = &pkt->l4;
 	uint32_t field_end = (uint32_t)in->csum_start + in->csum_offset + 2;
 
-	if (!t->rco || (in->kind != TEP_L4_TCP && in->kind != TEP_L4_UDP))
+	if (!t->rco)
 		return false;
-	if (t->type == TEP_TUN_GUE)
-		return in->state == TEP_L4_PENDING;
-	if (t->type != TEP_TUN_VXLAN)
+	if (t->type == TEP_TUN_GUE)	/* its offsets say any field */
+		return l4_ones_complement(in->kind) &&
+		       in->state == TEP_L4_PENDING;
+	if (t->type != TEP_TUN_VXLAN ||
+	    (in->kind != TEP_L4_TCP && in->kind != TEP_L4_UDP))
 		return false;
 	/* The two offsets the 7-bit start and the UDP bit can say. */
 	if (in->csum_offset != (in->kind == TEP_L4_TCP ? 16 : 6))

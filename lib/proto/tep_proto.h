@@ -9,11 +9,11 @@
  * patch per packet, and parse strictly on receive.
  *
  * Encapsulations and their wire format:
- *   VXLAN   RFC 7348: UDP 4789, 8 bytes {flags 0x08, 0, 0, 0, VNI<<8}, Ethernet;
- *           with remote checksum offload (draft-herbert-vxlan-rco, as Linux
- *           lays it out: a VXLAN device's remcsumtx/remcsumrx) the flag
- *           0x20 in the second byte and the checksum start/offset in the
- *           byte after the VNI
+ *   VXLAN   RFC 7348: UDP 4789, 8 bytes {flags 0x08, 0, 0, 0, VNI<<8},
+ *           Ethernet; remote checksum offload (draft-herbert-vxlan-rco as
+ *           Linux lays it out: a VXLAN device's remcsumtx/remcsumrx) sets
+ *           0x20 in the second byte and puts the checksum start/offset in
+ *           the byte after the VNI
  *   GENEVE  RFC 8926: UDP 6081, 8 bytes + options, protocol 0x6558 (Ethernet)
  *   FOU     Linux fou: UDP, then the inner IPv4/IPv6 packet; the receiver
  *           knows the inner protocol from the port it listens on
@@ -54,8 +54,8 @@
  * 2-byte units (7 bits) and whether the checksum is UDP's (offset 6) or
  * TCP's (offset 16).
  */
-#define TEP_VXLAN_F_RCO		0x00200000u	/* in the flags word */
-#define TEP_VXLAN_RCO_UDP	0x80		/* in the byte after the VNI */
+#define TEP_VXLAN_F_RCO		0x00200000u	/* flags word */
+#define TEP_VXLAN_RCO_UDP	0x80		/* byte after the VNI */
 #define TEP_VXLAN_RCO_START	0x7f		/* start >> 1 */
 #define TEP_VXLAN_RCO_START_MAX	(TEP_VXLAN_RCO_START << 1)
 #define TEP_GENEVE_OPT_MAX	252	/* 6-bit length in 4-byte words */
@@ -322,8 +322,8 @@ int tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 
 /*
  * Will tep_encap_write() send this packet's inner checksum for the
- * receiver to finish (remote checksum offload)? GUE: a pending TCP/UDP
- * checksum. VXLAN, by Linux's rule (vxlan_build_skb()): a TCP or UDP
+ * receiver to finish (remote checksum offload)? GUE: a pending
+ * ones-complement checksum. VXLAN, by Linux's rule (vxlan_build_skb()): a TCP or UDP
  * checksum, pending or complete, starting at an even offset of at most 254
  * from the inner Ethernet header, with nothing after the L4 datagram (the
  * receiver sums to the end of the frame) and its field in inner_contig.

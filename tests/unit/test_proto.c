@@ -503,7 +503,7 @@ test_vxlan_rco_strict(void **state)
 	pk.l4.l4_end = (uint16_t)(ilen - 2);	/* Ethernet padding after */
 	assert_false(tep_encap_rco(&t, &pk));
 	pk.l4 = f.l4;
-	pk.inner_contig = 40;		/* the field is past the first seg */
+	pk.inner_contig = 40;	/* the field past the first segment */
 	assert_false(tep_encap_rco(&t, &pk));
 	pk.inner_contig = 0;
 	pk.l4.kind = TEP_L4_SCTP;
