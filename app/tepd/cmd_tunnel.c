@@ -133,7 +133,7 @@ tun_option(struct tep_tunnel_spec *s, struct tun_opts *opts, const char *kw,
 			s->gre_csum = on;
 			s->given |= TEP_TUN_OPT_GRE_CSUM;
 		} else if (kw[0] == 'r') {
-			s->gue_rco = on;
+			s->rco = on;
 			s->given |= TEP_TUN_OPT_RCO;
 		} else {
 			s->df = on;
@@ -241,6 +241,9 @@ out_tunnel(struct tep_out *o, const struct tep_tunnel *t)
 	if (t->csum_asked != t->p.csum)
 		tep_out_str(o, "csum_done_by", " (done by %s: outer UDP offload "
 			    "not wired yet)", tep_csum_mode_name(t->p.csum));
+	/* remote checksum offload changes what goes on the wire: shown */
+	if (t->p.rco)
+		tep_out_str(o, "rco", " rco %s", "on");
 	tep_out_u64(o, "ttl", " ttl %" PRIu64, t->p.ttl ? t->p.ttl : 64);
 	tep_out_u64(o, "srcport_lo", " srcport %" PRIu64, t->tmpl.sport_lo);
 	tep_out_u64(o, "srcport_hi", "-%" PRIu64, t->tmpl.sport_hi);

@@ -65,7 +65,7 @@ tep_tunnel_find(const char *name)
 static const uint32_t type_opts[TEP_TUN_MAX] = {
 	[TEP_TUN_VXLAN] = TEP_TUN_OPT_VNI | TEP_TUN_OPT_DSTPORT |
 			  TEP_TUN_OPT_SRCPORT | TEP_TUN_OPT_INNER_DMAC |
-			  TEP_TUN_OPT_INNER_SMAC,
+			  TEP_TUN_OPT_INNER_SMAC | TEP_TUN_OPT_RCO,
 	[TEP_TUN_GENEVE] = TEP_TUN_OPT_VNI | TEP_TUN_OPT_DSTPORT |
 			   TEP_TUN_OPT_SRCPORT | TEP_TUN_OPT_INNER_DMAC |
 			   TEP_TUN_OPT_INNER_SMAC,
@@ -155,7 +155,7 @@ tun_fill(struct tep_tunnel *t, const struct tep_tunnel_spec *s)
 	t->p.tos_inherit = s->tos_inherit;
 	t->p.df = s->df;
 	t->p.gre_csum = s->gre_csum;
-	t->p.gue_rco = s->gue_rco;
+	t->p.rco = s->rco;
 	t->p.gue_proto = s->inner_proto;
 	t->inner_dmac = s->inner_dmac;
 	t->inner_smac = s->inner_smac;
@@ -189,7 +189,7 @@ tun_check(struct tep_tunnel *t, const struct tep_tunnel_spec *s, char *err,
 			 tep_tun_type_name(s->type));
 		return EINVAL;
 	}
-	/* accepted and ignored, an option would be a silent no-op: vxlan
+	/* accepted and ignored, an option would be a silent no-op: geneve
 	 * has no rco, fou no inner Ethernet */
 	if (check_type_opts(s, err, errlen) != 0)
 		return EINVAL;

@@ -22,7 +22,7 @@
  * Options only some tunnel types implement: the bits of
  * tep_tunnel_spec.given, set for each the caller asks for (a key is
  * sent only when asked for). A type refuses those it does not implement
- * rather than take them and do nothing (`rco on` on vxlan).
+ * rather than take them and do nothing (`rco on` on geneve).
  */
 enum tep_tunnel_opt {
 	TEP_TUN_OPT_VNI		= 1u << 0,	/* vxlan, geneve */
@@ -32,7 +32,7 @@ enum tep_tunnel_opt {
 	TEP_TUN_OPT_INNER_DMAC	= 1u << 4,	/* types carrying Ethernet */
 	TEP_TUN_OPT_INNER_SMAC	= 1u << 5,	/* types carrying Ethernet */
 	TEP_TUN_OPT_GRE_CSUM	= 1u << 6,	/* gre */
-	TEP_TUN_OPT_RCO		= 1u << 7,	/* gue */
+	TEP_TUN_OPT_RCO		= 1u << 7,	/* gue, vxlan */
 	TEP_TUN_OPT_INNER	= 1u << 8,	/* fou, gue */
 	TEP_TUN_OPT_MAX		= 9		/* number of bits */
 };
@@ -53,7 +53,7 @@ struct tep_tunnel_spec {
 	bool tos_inherit;
 	bool df;			/* IPv4 outer DF */
 	bool gre_csum;
-	bool gue_rco;
+	bool rco;
 	uint8_t inner_proto;		/* FOU/GUE: inner IP protocol, 4 or 41 */
 	struct rte_ether_addr inner_dmac;	/* the remote router's MAC */
 	struct rte_ether_addr inner_smac;	/* zero: 02:74:65:70:ID */

@@ -283,6 +283,7 @@ enum tep_reason
 tep_parse_vxlan(const uint8_t *buf, size_t len, struct tep_decap *d)
 {
 	const uint8_t *h = buf + d->tun_off;
+	enum tep_reason r;
 
 	/* len: what may be read at buf (a chain: its first segment) */
 	d->hdr_room = (uint32_t)len;
@@ -292,14 +293,35 @@ tep_parse_vxlan(const uint8_t *buf, size_t len, struct tep_decap *d)
 	if (hdr_reach(d, d->tun_off + 8u) != TEP_R_OK)
 		return TEP_R_HDR_SPLIT;
 	/* RFC 7348 section 5: the I flag must be set. Other bits are
-	 * reserved; like Linux, refuse them rather than misread GBP/GPE. */
+	 * reserved but for remote checksum offload (draft-herbert-vxlan-rco);
+	 * like Linux, refuse them rather than misread GBP/GPE. Whether the
+	 * tunnel takes RCO at all is the caller's to say (Linux: remcsumrx). */
 	if (!(h[0] & 0x08))
 		return TEP_R_BAD_FLAGS;
-	if ((h[0] & ~0x08) || h[1] || h[2] || h[3] || h[7])
+	if ((h[0] & ~0x08) || (h[1] & ~(TEP_VXLAN_F_RCO >> 16)) || h[2] ||
+	    h[3])
 		return TEP_R_RESERVED_SET;
+	if (h[1] & (TEP_VXLAN_F_RCO >> 16)) {
+		/* Linux vxlan_rco_start()/vxlan_rco_offset(): the start is
+		 * in 2-byte units, so always even; both are relative to the
+		 * inner Ethernet header, the inner packet. */
+		d->has_rco = 1;
+		d->rco_start = (uint16_t)((h[7] & TEP_VXLAN_RCO_START) << 1);
+		d->rco_offset = (uint16_t)(d->rco_start +
+				((h[7] & TEP_VXLAN_RCO_UDP) ? 6 : 16));
+	} else if (h[7]) {
+		return TEP_R_RESERVED_SET;
+	}
 	d->has_vni = 1;
 	d->vni = tep_rd32(h + 4) >> 8;
-	return set_inner(d, d->tun_off + 8u, TEP_ETH_P_TEB);
+	r = set_inner(d, d->tun_off + 8u, TEP_ETH_P_TEB);
+	if (r != TEP_R_OK)
+		return r;
+	/* The checksum field must lie inside the inner frame (Linux pulls
+	 * up to it and drops the packet that is shorter). */
+	if (d->has_rco && (uint32_t)d->rco_offset + 2 > d->inner_len)
+		return TEP_R_BAD_RCO;
+	return TEP_R_OK;
 }
 
 /*
@@ -523,6 +545,12 @@ tep_parse_gre(const uint8_t *buf, size_t len, unsigned int flags,
 
 enum tep_reason
 tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d)
+{
+	return tep_rco_apply(buf, d);
+}
+
+enum tep_reason
+tep_rco_apply(uint8_t *buf, const struct tep_decap *d)
 {
 	uint32_t start, before;
 	uint16_t ck;

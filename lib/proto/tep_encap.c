@@ -124,7 +124,7 @@ build_tun_hdr(uint8_t *h, const struct tep_encap_params *p, char *err,
 	case TEP_TUN_GUE:
 		/* Variant 0; hlen counts the optional fields in words. */
 		h[1] = p->gue_proto;
-		if (p->gue_rco) {
+		if (p->rco) {
 			h[0] = 2;
 			tep_wr16(h + 2, GUE_F_PRIV);
 			tep_wr32(h + 4, GUE_PF_REMCSUM);
@@ -175,7 +175,10 @@ check_params(const struct tep_encap_params *p, char *err, size_t errlen)
 	    p->csum != TEP_CSUM_LCO && p->csum != TEP_CSUM_FULL)
 		return fail(err, errlen, "gre checksum can be lco or full, "
 			    "not %s", tep_csum_mode_name(p->csum));
-	if (p->type == TEP_TUN_GUE && p->gue_rco && p->csum == TEP_CSUM_OFF)
+	if (p->rco && p->type != TEP_TUN_GUE && p->type != TEP_TUN_VXLAN)
+		return fail(err, errlen, "rco is for gue and vxlan, not %s",
+			    tep_tun_type_name(p->type));
+	if (p->rco && p->csum == TEP_CSUM_OFF)
 		return fail(err, errlen, "rco needs an outer checksum: the "
 			    "receiver derives the inner one from it");
 	if (p->sport_lo > p->sport_hi)
@@ -282,7 +285,8 @@ tep_encap_tmpl_build(struct tep_encap_tmpl *t,
 		       (p->type == TEP_TUN_GRE &&
 			(p->gre_proto == 0 || p->gre_proto == TEP_ETH_P_TEB));
 	t->gre_csum = !udp && p->gre_csum;
-	t->gue_rco = p->type == TEP_TUN_GUE && p->gue_rco;
+	t->rco = (p->type == TEP_TUN_GUE || p->type == TEP_TUN_VXLAN) &&
+		 p->rco;
 	t->tos_inherit = p->tos_inherit;
 	t->ecn_dscp = (uint8_t)(p->dscp << 2);
 	if (p->sport_lo == 0 && p->sport_hi == 0) {
@@ -298,12 +302,13 @@ tep_encap_tmpl_build(struct tep_encap_tmpl *t,
 	/* Everything LCO sums before the inner packet is in the template,
 	 * but for the UDP source port and length (0 here) and GUE's proto
 	 * byte (left out here, added per packet), unless the tunnel header
-	 * changes more than that per packet (GUE's RCO field). */
+	 * changes more than that per packet (GUE's RCO field; VXLAN's RCO
+	 * bits are added per packet like the source port). */
 	t->lco_base = tep_csum_partial(h + t->l4_off, t->len - t->l4_off, 0);
 	if (p->type == TEP_TUN_GUE)
 		t->lco_base = tep_csum_sub(t->lco_base,
 					   be16_word(p->gue_proto));
-	t->lco_fast = !t->gue_rco;
+	t->lco_fast = !(t->rco && t->type == TEP_TUN_GUE);
 	return 0;
 }
 
@@ -380,6 +385,33 @@ hdr_copy(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
+bool
+tep_encap_rco(const struct tep_encap_tmpl *t, const struct tep_encap_pkt *pkt)
+{
+	const struct tep_inner_l4 *in = &pkt->l4;
+	uint32_t field_end = (uint32_t)in->csum_start + in->csum_offset + 2;
+
+	if (!t->rco)
+		return false;
+	if (t->type == TEP_TUN_GUE)	/* its offsets say any field */
+		return l4_ones_complement(in->kind) &&
+		       in->state == TEP_L4_PENDING;
+	if (t->type != TEP_TUN_VXLAN ||
+	    (in->kind != TEP_L4_TCP && in->kind != TEP_L4_UDP))
+		return false;
+	/* The two offsets the 7-bit start and the UDP bit can say. */
+	if (in->csum_offset != (in->kind == TEP_L4_TCP ? 16 : 6))
+		return false;
+	if ((in->csum_start & 1) || in->csum_start > TEP_VXLAN_RCO_START_MAX)
+		return false;
+	if (field_end > pkt->inner_len ||
+	    (pkt->inner_contig != 0 && field_end > pkt->inner_contig))
+		return false;
+	/* The receiver finishes the checksum over everything from its start
+	 * to the end of the frame: Ethernet padding would be counted in. */
+	return in->l4_end == 0 || in->l4_end == pkt->inner_len;
+}
+
 int
 tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 		const struct tep_encap_pkt *pkt)
@@ -389,6 +421,8 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 	bool pending = ones || in->kind == TEP_L4_SCTP ?
 		       in->state == TEP_L4_PENDING : false;
 	bool seed_on_wire = false;	/* RCO: the inner seed is sent as is */
+	bool vxlan_rco = false;		/* ... the VXLAN way */
+	uint16_t rco_old[3], rco_new[3];	/* words LCO did not see */
 	uint8_t *ip = out + t->l2_len, *l4 = out + t->l4_off;
 	uint32_t l4_len = (uint32_t)(t->len - t->l4_off) + pkt->inner_len;
 	uint32_t csum_start = (uint32_t)(t->len - t->l4_off) + in->csum_start;
@@ -436,7 +470,7 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 			/* The inner protocol follows the inner IP version. */
 			if (pkt->inner_len > 0)
 				gue[1] = (out[t->len] >> 4) == 6 ? 41 : 4;
-			if (t->gue_rco && ones && pending) {
+			if (t->rco && ones && pending) {
 				/* draft-herbert-remotecsumoffload: both
 				 * offsets relative to the inner packet. The
 				 * receiver checksums over the seed, so only
@@ -446,9 +480,35 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 					 (uint16_t)(in->csum_start +
 						    in->csum_offset));
 				seed_on_wire = true;
-			} else if (t->gue_rco) {
+			} else if (t->rco) {
 				tep_wr32(gue + 4, 0);	/* no RCO flag */
 			}
+		} else if (t->type == TEP_TUN_VXLAN && t->rco &&
+			   tep_encap_rco(t, pkt)) {
+			uint8_t *vx = l4 + 8;
+			uint8_t *f = l4 + csum_start + in->csum_offset;
+
+			/* Linux vxlan_build_skb()/vxlan_compute_rco(). The
+			 * template's sum had zeros where the flag and the
+			 * start go, and LCO counts the field as the final
+			 * checksum: note both words for the correction. */
+			rco_old[0] = tep_rd_csum(vx);
+			rco_old[1] = tep_rd_csum(vx + 6);
+			rco_old[2] = tep_rd_csum(f);
+			vx[1] = (uint8_t)(TEP_VXLAN_F_RCO >> 16);
+			vx[7] = (uint8_t)(in->csum_start >> 1 |
+					  (in->kind == TEP_L4_UDP ?
+					   TEP_VXLAN_RCO_UDP : 0));
+			/* A complete checksum goes back to its seed, what
+			 * the receiver finishes over (a pending one holds
+			 * it already). */
+			if (!pending)
+				tep_wr_csum(f, tep_csum_fold(in->phdr));
+			rco_new[0] = tep_rd_csum(vx);
+			rco_new[1] = tep_rd_csum(vx + 6);
+			rco_new[2] = tep_rd_csum(f);
+			seed_on_wire = pending;
+			vxlan_rco = true;
 		}
 	}
 
@@ -468,6 +528,20 @@ tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 			ck = t->lco_fast ?
 			     lco_from_template(t, l4, phdr, l4_len, pkt, seed) :
 			     tep_lco_csum(phdr, l4, csum_start, seed);
+			if (vxlan_rco) {
+				/* LCO's sum is of the packet with the RCO
+				 * bits 0 (the template) and the final inner
+				 * checksum; the wire has the bits and the
+				 * seed. All three words sit at even offsets
+				 * of the UDP datagram (RFC 1624 update). */
+				int i;
+
+				for (i = 0; i < 3; i++)
+					ck = tep_csum_replace16(ck,
+						i < 2 && !t->lco_fast ?
+						rco_new[i] : rco_old[i],
+						rco_new[i]);
+			}
 			if (in->l4_end != 0 && in->l4_end < pkt->inner_len) {
 				/* A chain comes trimmed to its IP length. */
 				if (pkt->inner_contig != 0 &&

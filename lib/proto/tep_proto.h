@@ -9,7 +9,11 @@
  * patch per packet, and parse strictly on receive.
  *
  * Encapsulations and their wire format:
- *   VXLAN   RFC 7348: UDP 4789, 8 bytes {flags 0x08, 0, 0, 0, VNI<<8}, Ethernet
+ *   VXLAN   RFC 7348: UDP 4789, 8 bytes {flags 0x08, 0, 0, 0, VNI<<8},
+ *           Ethernet; remote checksum offload (draft-herbert-vxlan-rco as
+ *           Linux lays it out: a VXLAN device's remcsumtx/remcsumrx) sets
+ *           0x20 in the second byte and puts the checksum start/offset in
+ *           the byte after the VNI
  *   GENEVE  RFC 8926: UDP 6081, 8 bytes + options, protocol 0x6558 (Ethernet)
  *   FOU     Linux fou: UDP, then the inner IPv4/IPv6 packet; the receiver
  *           knows the inner protocol from the port it listens on
@@ -42,6 +46,18 @@
 #define TEP_GUE_PORT	6080	/* no standard port: tepd's default */
 
 #define TEP_VNI_MAX		0xffffff
+
+/*
+ * VXLAN remote checksum offload (Linux include/net/vxlan.h VXLAN_HF_RCO,
+ * VXLAN_RCO_*): bit 21 of the flags word, and in the reserved byte after
+ * the VNI the checksum start relative to the inner Ethernet header in
+ * 2-byte units (7 bits) and whether the checksum is UDP's (offset 6) or
+ * TCP's (offset 16).
+ */
+#define TEP_VXLAN_F_RCO		0x00200000u	/* flags word */
+#define TEP_VXLAN_RCO_UDP	0x80		/* byte after the VNI */
+#define TEP_VXLAN_RCO_START	0x7f		/* start >> 1 */
+#define TEP_VXLAN_RCO_START_MAX	(TEP_VXLAN_RCO_START << 1)
 #define TEP_GENEVE_OPT_MAX	252	/* 6-bit length in 4-byte words */
 #define TEP_ENCAP_HDR_MAX	352	/* 18 + 40 + 8 + 8 + 252, rounded */
 
@@ -201,9 +217,10 @@ struct tep_encap_params {
 					 * (GUE: checked the same way, but the
 					 * header's proto field is set per
 					 * packet from the inner IP version) */
-	bool gue_rco;			/* GUE: remote checksum offload field,
-					 * used for pending inner checksums;
-					 * needs an outer checksum */
+	bool rco;			/* GUE, VXLAN: remote checksum
+					 * offload (the receiver finishes
+					 * the inner TCP/UDP checksum); needs
+					 * an outer checksum */
 	const uint8_t *geneve_opts;	/* GENEVE options, TLVs, copied */
 	uint16_t geneve_opts_len;	/* multiple of 4, <= 252 */
 	enum tep_csum_mode csum;
@@ -222,7 +239,8 @@ struct tep_encap_tmpl {
 	uint8_t csum;		/* enum tep_csum_mode */
 	uint8_t inner_eth;	/* payload is Ethernet (VXLAN, GENEVE, GRE TEB) */
 	uint8_t gre_csum;	/* GRE header carries a checksum */
-	uint8_t gue_rco;	/* GUE header carries the RCO field */
+	uint8_t rco;		/* GUE header carries the RCO field, or
+				 * VXLAN sends RCO where Linux would */
 	uint8_t tos_inherit;
 	uint8_t ecn_dscp;	/* configured DSCP << 2 */
 	uint16_t sport_lo, sport_hi;
@@ -291,11 +309,28 @@ enum tep_ocsum {
  * sent as it is for the receiver to finish (the caller must then not ask
  * the NIC for the inner checksum), so the outer sum covers it as it stands
  * and is done in full (or by the NIC with OFFLOAD).
+ * VXLAN with RCO (tep_encap_rco() says which packets): a pending inner
+ * checksum goes the same way; a complete one is turned back into its seed
+ * (the inner pseudo-header sum) for the receiver to finish, and LCO still
+ * gives the outer checksum from headers alone, corrected (RFC 1624) for
+ * the seed and the RCO bits in place of the checksum and zeros.
  * Returns an enum tep_ocsum, -EINVAL for a combination that cannot give a
  * right checksum, or -EMSGSIZE when the outer datagram would exceed 64 KiB.
  */
 int tep_encap_write(const struct tep_encap_tmpl *t, uint8_t *out,
 		    const struct tep_encap_pkt *pkt);
+
+/*
+ * Will tep_encap_write() send this packet's inner checksum for the
+ * receiver to finish (remote checksum offload)? GUE: a pending
+ * ones-complement checksum. VXLAN, by Linux's rule (vxlan_build_skb()): a TCP or UDP
+ * checksum, pending or complete, starting at an even offset of at most 254
+ * from the inner Ethernet header, with nothing after the L4 datagram (the
+ * receiver sums to the end of the frame) and its field in inner_contig.
+ * The caller must then not ask the NIC for the inner checksum.
+ */
+bool tep_encap_rco(const struct tep_encap_tmpl *t,
+		   const struct tep_encap_pkt *pkt);
 
 /* The outer pseudo-header sum for an outer L4 length (UDP only). */
 uint32_t tep_encap_outer_phdr(const struct tep_encap_tmpl *t, uint32_t l4_len);
@@ -327,7 +362,7 @@ struct tep_decap {
 	uint16_t opt_off;	/* GENEVE options / GUE optional fields */
 	uint16_t opt_len;
 	uint8_t oam;		/* GENEVE O bit */
-	uint8_t has_rco;	/* GUE remote checksum offload */
+	uint8_t has_rco;	/* GUE or VXLAN remote checksum offload */
 	uint16_t rco_start;	/* relative to the inner packet */
 	uint16_t rco_offset;	/* checksum field, relative to the inner packet */
 	uint16_t inner_proto;	/* ethertype: TEB, IPV4 or IPV6 */
@@ -402,12 +437,15 @@ enum tep_reason tep_parse_gre(const uint8_t *buf, size_t len,
 			      unsigned int flags, struct tep_decap *d);
 
 /*
- * Remote checksum offload, receive side: once the outer UDP checksum is
- * known to be right (verified by the NIC or by tep_parse_outer), write the
- * inner checksum the sender left to us, from headers only: the region from
- * rco_start to the end sums to ~(outer phdr + bytes before it). buf is the
- * whole packet as parsed. Returns TEP_R_OK or TEP_R_BAD_RCO.
+ * Remote checksum offload, receive side (GUE or VXLAN): once the outer UDP
+ * checksum is known to be right (verified by the NIC or by
+ * tep_parse_outer), write the inner checksum the sender left to us, from
+ * headers only: the region from rco_start to the end sums to ~(outer phdr
+ * + bytes before it). buf is the whole packet as parsed. Returns TEP_R_OK
+ * (also when there is no RCO), TEP_R_BAD_RCO or TEP_R_HDR_SPLIT.
  */
+enum tep_reason tep_rco_apply(uint8_t *buf, const struct tep_decap *d);
+/* The same, under its first name. */
 enum tep_reason tep_gue_rco_apply(uint8_t *buf, const struct tep_decap *d);
 
 /*

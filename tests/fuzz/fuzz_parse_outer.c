@@ -178,6 +178,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(d.tun_off == d.l4_off + 8);
 		if (d.type == TEP_TUN_VXLAN)
 			CHECK(d.has_vni && d.vni <= TEP_VNI_MAX);
+		/* VXLAN RCO: Linux's even start, a field inside the frame */
+		if (d.type == TEP_TUN_VXLAN && d.has_rco)
+			CHECK(d.rco_start % 2 == 0 &&
+			      (size_t)d.rco_offset + 2 <= d.inner_len);
 	}
 
 	/* The inner packet on its own, exactly sized. */

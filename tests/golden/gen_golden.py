@@ -11,7 +11,7 @@ fuzz targets.
 writes (deterministically, so a re-run gives no diff):
     tests/golden/golden_vectors.h     C initializers, one per packet
     tests/fuzz/corpus/outer/<name>    1 selector byte + the whole packet
-                                      (fuzz_parse_outer, fuzz_gue_rco)
+                                      (fuzz_parse_outer, fuzz_rco)
     tests/fuzz/corpus/flow/<name>     1 byte (bit 0: Ethernet) + the inner
                                       packet (fuzz_flow)
 
@@ -53,6 +53,7 @@ CORPUS_FLOW = os.path.join(TOP, "tests", "fuzz", "corpus", "flow")
 
 GUE_FLAG_PRIV = 0x0001
 GUE_PFLAG_REMCSUM = 0x80000000
+VXLAN_RCO_FLAG = 0x200000	# bit 21 of the flags word, in scapy's reserved1
 
 
 class GUE(Packet):
@@ -161,7 +162,11 @@ def inner_expr(l4, eth, tos=0, udp_chksum=None):
     e.append("IP(src=%s,dst=%s,ttl=63,id=1,flags=\"DF\",tos=0x%02x)" %
              (q(IN4_SRC), q(IN4_DST), tos))
     if l4 == "tcp":
-        e.append("TCP(sport=1234,dport=80,flags=\"S\",seq=1)")
+        if udp_chksum is None:
+            e.append("TCP(sport=1234,dport=80,flags=\"S\",seq=1)")
+        else:
+            e.append("TCP(sport=1234,dport=80,flags=\"S\",seq=1,"
+                     "chksum=0x%04x)" % udp_chksum)
     elif l4 == "udp":
         if udp_chksum is None:
             e.append("UDP(sport=1234,dport=53)")
@@ -201,12 +206,13 @@ def geneve_opts_bytes(opts):
     return b
 
 
-def rco_seed(inner_bytes_v4):
-    """Pseudo-header sum of an inner IPv4/UDP datagram (folded, not
-    complemented): what the UDP checksum field holds while pending."""
+def rco_seed(inner_bytes_v4, proto=17):
+    """Pseudo-header sum of an inner IPv4 UDP or TCP datagram (folded, not
+    complemented): what the checksum field holds while pending (Linux's
+    CHECKSUM_PARTIAL)."""
     ihl = (inner_bytes_v4[0] & 0x0f) * 4
-    udp_len = struct.unpack("!H", inner_bytes_v4[ihl + 4:ihl + 6])[0]
-    return sum16(phdr4(IN4_SRC, IN4_DST, 17, udp_len))
+    tot = struct.unpack("!H", inner_bytes_v4[2:4])[0]
+    return sum16(phdr4(IN4_SRC, IN4_DST, proto, tot - ihl))
 
 
 # ---- vectors ----------------------------------------------------------------
@@ -221,13 +227,17 @@ def make(encap, v6, l4, vlan=0, tos_inherit=0, dscp=0, inner_tos=0,
     udp_chksum = None
     gue_fields = None
     if rco:
-        assert encap == "GUE" and l4 == "udp"
+        assert (encap == "GUE" and l4 == "udp") or \
+            (encap == "VXLAN" and l4 in ("udp", "tcp"))
         # The inner packet first with a complete checksum, just to measure it.
         probe = eval("/".join(inner_expr(l4, False, inner_tos)), SCOPE)
         pb = raw(probe)
-        udp_chksum = rco_seed(pb)
+        udp_chksum = rco_seed(pb, L4[l4])
         ihl = (pb[0] & 0x0f) * 4
-        gue_fields = (ihl, ihl + 6)
+        # Both relative to the inner packet: the IP header for GUE, the
+        # Ethernet header for VXLAN.
+        base = 14 + ihl if encap == "VXLAN" else ihl
+        gue_fields = (base, base + (6 if l4 == "udp" else 16))
 
     inner = inner_expr(l4, eth_inner, inner_tos, udp_chksum)
     e = outer_expr(v6, vlan, outer_tos, 47 if encap == "GRE" else 17)
@@ -239,7 +249,16 @@ def make(encap, v6, l4, vlan=0, tos_inherit=0, dscp=0, inner_tos=0,
         e.append("GRE(%s)" % ",".join(g))
     else:
         e.append("UDP(sport=%d,dport=%d)" % (SPORT, PORTS[encap]))
-        if encap == "VXLAN":
+        if encap == "VXLAN" and rco:
+            # draft-herbert-vxlan-rco as Linux's vxlan_build_skb() writes
+            # it: flag bit 21 of the flags word (0x20 in the second byte,
+            # scapy's reserved1), and in the byte after the VNI (scapy's
+            # reserved2) the start in 2-byte units, 0x80 for UDP.
+            e.append("VXLAN(flags=0x08,reserved1=0x%06x,vni=%d,"
+                     "reserved2=0x%02x)" %
+                     (VXLAN_RCO_FLAG, VNI,
+                      (gue_fields[0] >> 1) | (0x80 if l4 == "udp" else 0)))
+        elif encap == "VXLAN":
             e.append("VXLAN(flags=0x08,vni=%d)" % VNI)
         elif encap == "GENEVE":
             opts = geneve_opts or []
@@ -274,7 +293,7 @@ def make(encap, v6, l4, vlan=0, tos_inherit=0, dscp=0, inner_tos=0,
              gre_csum=gre_csum if encap == "GRE" else 0,
              gre_proto=ETH_P_TEB if encap == "GRE" else 0,
              gue_proto=4 if encap in ("FOU", "GUE") else 0,
-             gue_rco=int(rco),
+             rco=int(rco),
              geneve_opts=opts_b, geneve_critical=int(geneve_crit),
              inner_pending=int(rco), inner_eth=int(eth_inner),
              inner_l4_proto=L4[l4], inner_off=inner_off,
@@ -343,10 +362,12 @@ def verify(v):
         ib = b[v["inner_off"]:]
         s = v["rco_start"]
         seed = struct.unpack("!H", ib[v["rco_offset"]:v["rco_offset"] + 2])[0]
-        assert seed == rco_seed(ib)
+        l3 = 14 if v["inner_eth"] else 0
+        assert seed == rco_seed(ib[l3:], v["inner_l4_proto"])
         filled = (~sum16(ib[s:])) & 0xffff
-        ip = IP(ib)
-        ip[UDP].chksum = None
+        ip = Ether(ib) if v["inner_eth"] else IP(ib)
+        l4cls = UDP if v["inner_l4_proto"] == 17 else TCP
+        ip[l4cls].chksum = None
         want = raw(ip)[v["rco_offset"]:v["rco_offset"] + 2]
         assert struct.pack("!H", filled) == want, (hex(filled), want.hex())
         assert filled != seed
@@ -377,6 +398,10 @@ def build_all():
                    geneve_crit=True, name="geneve4_tcp_critopt"))
     vs.append(make("GUE", False, "udp", rco=True, name="gue4_udp_rco"))
     vs.append(make("GUE", True, "udp", rco=True, name="gue6_udp_rco"))
+    for v6 in (False, True):
+        for l4 in ("tcp", "udp"):
+            vs.append(make("VXLAN", v6, l4, rco=True,
+                           name="vxlan%d_%s_rco" % (6 if v6 else 4, l4)))
     vs.append(make("GRE", False, "tcp", gre_csum=0, gre_key=0,
                    name="gre4_tcp_nocsum_nokey"))
     names = [v["name"] for v in vs]
@@ -456,7 +481,7 @@ def write_header(vs):
     o.append("\tint gre_csum;")
     o.append("\tuint16_t gre_proto;")
     o.append("\tuint8_t gue_proto;\t\t/* FOU/GUE inner IP protocol */")
-    o.append("\tint gue_rco;")
+    o.append("\tint rco;")
     o.append("\tconst uint8_t *geneve_opts;")
     o.append("\tuint16_t geneve_opts_len;")
     o.append("\tint geneve_critical;\t\t/* an option with type bit 0x80 */")
@@ -505,7 +530,7 @@ def write_header(vs):
         o.append("\t\t.gre_csum = %d," % v["gre_csum"])
         o.append("\t\t.gre_proto = 0x%04x," % v["gre_proto"])
         o.append("\t\t.gue_proto = %d," % v["gue_proto"])
-        o.append("\t\t.gue_rco = %d," % v["gue_rco"])
+        o.append("\t\t.rco = %d," % v["rco"])
         if v["geneve_opts"]:
             o.append("\t\t.geneve_opts = golden_opts_%s," % cn)
         else:

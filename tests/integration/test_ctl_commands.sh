@@ -374,15 +374,20 @@ refused 'gre checksum can be lco or full, not off' \
 refused 'tunnel name longer than 31' \
 	tunnel add abcdefghijklmnopqrstuvwxyz012345 "${T[@]}" vni 7
 # options a type does not implement are refused, not accepted and ignored
-# (gue1 above took rco on: GUE implements it)
+# (gue1 above took rco on: GUE implements it; so does VXLAN, as Linux's
+# remcsumtx/remcsumrx, and it too needs an outer checksum)
 U=(local 198.51.100.1 remote 198.51.100.9)
-refused 'option rco is not implemented by type vxlan (only by gue)' \
-	tunnel add vx2 "${T[@]}" vni 7 rco on
-refused 'option rco is not implemented by type geneve (only by gue)' \
+good tunnel add vxr "${T[@]}" vni 7 rco on
+good tunnel show vxr
+jcheck "vxr: vxlan with rco on" '(lambda t: t["name"] == "vxr" and t["type"] == "vxlan" and t["rco"] == "on")(d["tunnels"][0])'
+good tunnel del vxr
+refused 'rco needs an outer checksum' \
+	tunnel add vx2 "${T[@]}" vni 7 rco on csum off
+refused 'option rco is not implemented by type geneve (only by vxlan, gue)' \
 	tunnel add gn2 type geneve "${U[@]}" vni 7 inner-dmac 02:00:00:00:09:09 rco on
-refused 'option rco is not implemented by type fou (only by gue)' \
+refused 'option rco is not implemented by type fou (only by vxlan, gue)' \
 	tunnel add fou2 type fou "${U[@]}" dstport 5555 rco on
-refused 'option rco is not implemented by type gre (only by gue)' \
+refused 'option rco is not implemented by type gre (only by vxlan, gue)' \
 	tunnel add gre2 type gre "${U[@]}" rco off
 refused 'option key is not implemented by type fou (only by gre)' \
 	tunnel add fou2 type fou "${U[@]}" dstport 5555 key 7
@@ -775,10 +780,10 @@ badconf 2 'vni "16777216" out of range 0-16777215' <<'CONF'
 vrf add red
 tunnel add t4 type vxlan local 198.51.100.1 remote 198.51.100.2 vni 16777216
 CONF
-badconf 3 'option rco is not implemented by type vxlan (only by gue)' <<'CONF'
+badconf 3 'option rco is not implemented by type geneve (only by vxlan, gue)' <<'CONF'
 vrf add red
-# rco is GUE's: on a VXLAN tunnel it would do nothing
-tunnel add t4 type vxlan local 198.51.100.1 remote 198.51.100.2 vni 5 inner-dmac 02:00:00:00:00:05 rco on
+# rco is GUE's and VXLAN's: on a GENEVE tunnel it would do nothing
+tunnel add t4 type geneve local 198.51.100.1 remote 198.51.100.2 vni 5 inner-dmac 02:00:00:00:00:05 rco on
 CONF
 badconf 2 'line too long (at most 8192 bytes)' <<CONF
 vrf add red

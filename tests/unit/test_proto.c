@@ -374,6 +374,200 @@ test_inner_trailer(void **state)
 	}
 }
 
+/*
+ * VXLAN with RCO (draft-herbert-vxlan-rco as Linux lays it out): TCP and
+ * UDP go with the seed, pending or complete, the RCO bits in the VXLAN
+ * header and an outer checksum right over what is sent; the receiver's
+ * completion gives a checksum that verifies. Everything checked by the
+ * reference sums here.
+ */
+static void
+test_vxlan_rco_roundtrip(void **state)
+{
+	static uint8_t buf[TEP_ENCAP_HDR_MAX + 2048];
+	int i;
+	(void)state;
+
+	for (i = 0; i < 4000; i++) {
+		struct tep_encap_params p;
+		struct tep_encap_tmpl t;
+		struct tep_encap_pkt pk;
+		struct tep_flow f;
+		struct tep_decap d;
+		size_t ilen;
+		int kind = (int)(rnd() % 3), v6 = i & 1, iv6 = (i >> 1) & 1;
+		int pending = kind != K_ICMP && ((i >> 2) & 1);
+		int csum = (i >> 3) & 1 ? TEP_CSUM_FULL : TEP_CSUM_LCO;
+		int ret, want;
+		uint8_t *l4, *vx;
+		uint16_t ph;
+
+		mk_params(&p, TEP_TUN_VXLAN, v6);
+		p.rco = 1;
+		p.csum = (enum tep_csum_mode)csum;
+		assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
+		ilen = make_inner(buf + t.len, 1, iv6, kind, pending);
+		assert_int_equal(tep_flow_parse(buf + t.len, ilen, 1, &f),
+				 TEP_R_OK);
+		memset(&pk, 0, sizeof(pk));
+		pk.inner_len = (uint16_t)ilen;
+		pk.sport = (uint16_t)(49152 + i);
+		pk.ip_id = (uint16_t)i;
+		pk.l4 = f.l4;
+		pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+		/* inner Ethernet + IPv4/IPv6: start 34 or 54, even */
+		assert_int_equal(tep_encap_rco(&t, &pk), kind != K_ICMP);
+		ret = tep_encap_write(&t, buf, &pk);
+		want = csum == TEP_CSUM_FULL || pending ? TEP_OCSUM_FULL :
+		       TEP_OCSUM_LCO;
+		assert_int_equal(ret, want);
+		ref_check_outer(buf, t.len + ilen, &t);
+
+		vx = buf + t.l4_off + 8;
+		l4 = buf + t.len + f.l4.csum_start;
+		if (kind == K_ICMP) {
+			/* not TCP/UDP: as without rco */
+			assert_int_equal(vx[1], 0);
+			assert_int_equal(vx[7], 0);
+			continue;
+		}
+		/* On the wire, Linux's layout and the seed, by reference. */
+		assert_int_equal(vx[0], 0x08);
+		assert_int_equal(vx[1], 0x20);
+		assert_int_equal(vx[2] | vx[3], 0);
+		assert_int_equal(vx[7], (f.l4.csum_start >> 1) |
+				 (kind == K_UDP ? 0x80 : 0));
+		ph = ref_phdr(buf + t.len + f.l3_off, f.l4_proto,
+			      f.ip_len - f.l3_len);
+		assert_int_equal(tep_ref_rd16(l4 + f.l4.csum_offset), ph);
+
+		memset(&d, 0, sizeof(d));
+		assert_int_equal(parse_all(buf, t.len + ilen,
+					   TEP_PARSE_VERIFY_CSUM, &d,
+					   TEP_TUN_VXLAN), TEP_R_OK);
+		assert_true(d.has_rco);
+		assert_int_equal(d.vni, 42);
+		assert_int_equal(d.rco_start, f.l4.csum_start);
+		assert_int_equal(d.rco_offset,
+				 f.l4.csum_start + f.l4.csum_offset);
+		assert_int_equal(tep_rco_apply(buf, &d), TEP_R_OK);
+		assert_int_equal(tep_ref_sum(l4, f.ip_len - f.l3_len, ph),
+				 0xffff);
+	}
+}
+
+/* What VXLAN RCO does not cover goes as without it; malformed RCO
+ * fields are refused under a named reason. */
+static void
+test_vxlan_rco_strict(void **state)
+{
+	static uint8_t buf[TEP_ENCAP_HDR_MAX + 2048];
+	struct tep_encap_params p;
+	struct tep_encap_tmpl t;
+	struct tep_encap_pkt pk;
+	struct tep_flow f;
+	struct tep_decap d;
+	char err[128];
+	size_t ilen;
+	uint8_t *vx;
+	(void)state;
+
+	/* rco is GUE's and VXLAN's, and needs an outer checksum */
+	mk_params(&p, TEP_TUN_GENEVE, 0);
+	p.rco = 1;
+	assert_int_equal(tep_encap_tmpl_build(&t, &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "rco is for gue and vxlan"));
+	mk_params(&p, TEP_TUN_VXLAN, 0);
+	p.rco = 1;
+	p.csum = TEP_CSUM_OFF;
+	assert_int_equal(tep_encap_tmpl_build(&t, &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "rco needs an outer checksum"));
+
+	p.csum = TEP_CSUM_LCO;
+	assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
+	ilen = make_inner(buf + t.len, 1, 0, K_TCP, 0);
+	assert_int_equal(tep_flow_parse(buf + t.len, ilen, 1, &f), TEP_R_OK);
+	memset(&pk, 0, sizeof(pk));
+	pk.inner_len = (uint16_t)ilen;
+	pk.l4 = f.l4;
+	assert_true(tep_encap_rco(&t, &pk));
+	/* Linux's limits: an even start of at most 254, offset 6 or 16 */
+	pk.l4.csum_start = 35;
+	assert_false(tep_encap_rco(&t, &pk));
+	pk.l4.csum_start = 256;
+	assert_false(tep_encap_rco(&t, &pk));
+	pk.l4 = f.l4;
+	pk.l4.csum_offset = 6;		/* TCP's is 16 */
+	assert_false(tep_encap_rco(&t, &pk));
+	pk.l4 = f.l4;
+	pk.l4.l4_end = (uint16_t)(ilen - 2);	/* Ethernet padding after */
+	assert_false(tep_encap_rco(&t, &pk));
+	pk.l4 = f.l4;
+	pk.inner_contig = 40;	/* the field past the first segment */
+	assert_false(tep_encap_rco(&t, &pk));
+	pk.inner_contig = 0;
+	pk.l4.kind = TEP_L4_SCTP;
+	assert_false(tep_encap_rco(&t, &pk));
+	pk.l4 = f.l4;
+	assert_int_equal(tep_encap_write(&t, buf, &pk), TEP_OCSUM_LCO);
+	ref_check_outer(buf, t.len + ilen, &t);
+
+	/* Parsing: the RCO fields as Linux reads them; reserved bits and a
+	 * field outside the inner frame refused. */
+	vx = buf + t.l4_off + 8;
+	assert_int_equal(parse_all(buf, t.len + ilen, 0, &d, TEP_TUN_VXLAN),
+			 TEP_R_OK);
+	assert_true(d.has_rco);
+	vx[7] = 0x80 | 10;		/* UDP at 20 */
+	assert_int_equal(parse_all(buf, t.len + ilen, 0, &d, TEP_TUN_VXLAN),
+			 TEP_R_OK);
+	assert_int_equal(d.rco_start, 20);
+	assert_int_equal(d.rco_offset, 26);
+	vx[1] = 0x30;			/* RCO and an unknown flag */
+	assert_int_equal(parse_all(buf, t.len + ilen, 0, &d, TEP_TUN_VXLAN),
+			 TEP_R_RESERVED_SET);
+	vx[1] = 0;			/* no RCO: the byte is reserved */
+	assert_int_equal(parse_all(buf, t.len + ilen, 0, &d, TEP_TUN_VXLAN),
+			 TEP_R_RESERVED_SET);
+	vx[7] = 0;
+	assert_int_equal(parse_all(buf, t.len + ilen, 0, &d, TEP_TUN_VXLAN),
+			 TEP_R_OK);
+	assert_false(d.has_rco);
+	/* start 254, TCP: the field at 270-271 of the inner frame; a frame
+	 * of 272 bytes holds it, one of 271 does not */
+	vx[1] = 0x20;
+	vx[7] = 0x7f;
+	{
+		static uint8_t b2[TEP_ENCAP_HDR_MAX + 512];
+		size_t l = t.len + 272;
+		/* the outer IPv4 length changes, not its checksum */
+		const unsigned int ip4ok = TEP_PARSE_IP4_CSUM_OK;
+
+		memcpy(b2, buf, t.len);
+		memset(b2 + t.len, 0, 272);
+		/* outer lengths for a 272-byte inner frame */
+		tep_ref_wr16(b2 + t.l2_len + 2, (uint16_t)(l - t.l2_len));
+		tep_ref_wr16(b2 + t.l4_off + 4, (uint16_t)(l - t.l4_off));
+		assert_int_equal(parse_all(b2, l, ip4ok, &d, TEP_TUN_VXLAN),
+				 TEP_R_OK);
+		assert_int_equal(d.rco_offset, 270);
+		assert_int_equal(parse_all(b2, l - 1, ip4ok, &d, TEP_TUN_VXLAN),
+				 TEP_R_TRUNCATED);
+		/* one short of the field: refused as RCO out of range */
+		tep_ref_wr16(b2 + t.l2_len + 2, (uint16_t)(l - 1 - t.l2_len));
+		tep_ref_wr16(b2 + t.l4_off + 4, (uint16_t)(l - 1 - t.l4_off));
+		assert_int_equal(parse_all(b2, l - 1, ip4ok, &d, TEP_TUN_VXLAN),
+				 TEP_R_BAD_RCO);
+		/* no outer checksum to complete from: refused */
+		tep_ref_wr16(b2 + t.l2_len + 2, (uint16_t)(l - t.l2_len));
+		tep_ref_wr16(b2 + t.l4_off + 4, (uint16_t)(l - t.l4_off));
+		tep_ref_wr16(b2 + t.l4_off + 6, 0);
+		assert_int_equal(parse_all(b2, l, ip4ok, &d, TEP_TUN_VXLAN),
+				 TEP_R_OK);
+		assert_int_equal(tep_rco_apply(b2, &d), TEP_R_BAD_RCO);
+	}
+}
+
 /* GUE with RCO: the seed travels, the receiver finishes the checksum. */
 static void
 test_gue_rco_roundtrip(void **state)
@@ -393,7 +587,7 @@ test_gue_rco_roundtrip(void **state)
 		uint8_t *l4;
 
 		mk_params(&p, TEP_TUN_GUE, v6);
-		p.gue_rco = 1;
+		p.rco = 1;
 		assert_int_equal(tep_encap_tmpl_build(&t, &p, NULL, 0), 0);
 		ilen = make_inner(buf + t.len, 0, 0, kind, 1);
 		assert_int_equal(tep_flow_parse(buf + t.len, ilen, 0, &f),
@@ -1194,6 +1388,8 @@ main(void)
 		cmocka_unit_test(test_special_outer),
 		cmocka_unit_test(test_parse_outer_l3_agrees),
 		cmocka_unit_test(test_reason_names),
+		cmocka_unit_test(test_vxlan_rco_roundtrip),
+		cmocka_unit_test(test_vxlan_rco_strict),
 		cmocka_unit_test(test_proxy_arp),
 		cmocka_unit_test(test_proxy_nd),
 	};

@@ -13,9 +13,15 @@
  *                 (the same but for the outer UDP checksum field).
  *  decap/<name>   tep_parse_outer() and the tunnel parser read the golden
  *                 bytes back; a flipped byte must be caught by the checksums.
- *  rco/<name>     (GUE RCO only) tep_gue_rco_apply() must leave a valid inner
- *                 UDP checksum, by a naive RFC 1071 sum written here, equal
- *                 to the one scapy put into the same datagram without RCO.
+ *  rco/<name>     (RCO vectors, GUE and VXLAN) tep_rco_apply() must leave a
+ *                 valid inner TCP/UDP checksum, by a naive RFC 1071 sum
+ *                 written here, equal to the one scapy put into the same
+ *                 datagram without RCO.
+ *  rco_from_complete/<name>  (VXLAN RCO) the sibling vector's inner packet,
+ *                 its checksum complete, sent by a tunnel with rco on: LCO
+ *                 and FULL must give the golden RCO bytes exactly (the seed
+ *                 in place of the checksum, the RCO bits, scapy's outer
+ *                 checksum over them).
  *  rco_complete/<name>  (other GUE vectors) the same inner packet sent with
  *                 the RCO field configured but its checksum complete: after
  *                 parse + tep_gue_rco_apply() it must still verify.
@@ -185,7 +191,7 @@ params_of(const struct golden_vec *v, struct tep_encap_params *p,
 	p->gre_csum = v->gre_csum;
 	p->gre_proto = v->gre_proto;
 	p->gue_proto = v->gue_proto;
-	p->gue_rco = v->gue_rco;
+	p->rco = v->rco;
 	p->geneve_opts = v->geneve_opts;
 	p->geneve_opts_len = v->geneve_opts_len;
 	p->csum = mode;
@@ -494,6 +500,11 @@ check_tunnel(const struct golden_vec *v, const struct tep_decap *d)
 	switch (v->type) {
 	case TEP_TUN_VXLAN:
 		assert_int_equal(d->tun_len, 8);
+		assert_int_equal(d->has_rco, v->rco);
+		if (v->rco) {
+			assert_int_equal(d->rco_start, v->rco_start);
+			assert_int_equal(d->rco_offset, v->rco_offset);
+		}
 		break;
 	case TEP_TUN_GENEVE:
 		assert_int_equal(d->tun_len, 8 + v->geneve_opts_len);
@@ -505,12 +516,12 @@ check_tunnel(const struct golden_vec *v, const struct tep_decap *d)
 		assert_int_equal(d->tun_len, 0);
 		break;
 	case TEP_TUN_GUE:
-		assert_int_equal(d->tun_len, v->gue_rco ? 12 : 4);
-		assert_int_equal(d->opt_len, v->gue_rco ? 8 : 0);
-		if (v->gue_rco)
+		assert_int_equal(d->tun_len, v->rco ? 12 : 4);
+		assert_int_equal(d->opt_len, v->rco ? 8 : 0);
+		if (v->rco)
 			assert_int_equal(d->opt_off, tun_off + 4);
-		assert_int_equal(d->has_rco, v->gue_rco);
-		if (v->gue_rco) {
+		assert_int_equal(d->has_rco, v->rco);
+		if (v->rco) {
 			assert_int_equal(d->rco_start, v->rco_start);
 			assert_int_equal(d->rco_offset, v->rco_offset);
 		}
@@ -596,45 +607,66 @@ test_decap(void **state)
 	}
 }
 
-/* ---- GUE remote checksum offload ------------------------------------- */
+/* ---- remote checksum offload ----------------------------------------- */
+
+/* The vector named like v without its "_rco" suffix: the same packet sent
+ * without RCO, with scapy's complete inner checksum. */
+static const struct golden_vec *
+plain_sibling(const struct golden_vec *v)
+{
+	char plain_name[64];
+	size_t i;
+
+	snprintf(plain_name, sizeof(plain_name), "%.*s",
+		 (int)(strlen(v->name) - strlen("_rco")), v->name);
+	for (i = 0; i < GOLDEN_NVECS; i++)
+		if (strcmp(golden_vecs[i].name, plain_name) == 0)
+			return &golden_vecs[i];
+	fail_msg("%s: no sibling vector %s", v->name, plain_name);
+	return NULL;
+}
 
 static void
 test_rco(void **state)
 {
 	const struct golden_vec *v = vec_of(state);
-	const struct golden_vec *plain = NULL;
-	char plain_name[64];
+	const struct golden_vec *plain;
 	uint8_t *buf = xmalloc(v->len);
-	const uint8_t *ip, *udp;
+	const uint8_t *ip, *l4;
 	struct tep_decap d;
 	enum tep_reason r;
 	size_t i, inner_len = v->len - v->inner_off;
-	uint16_t udp_len, sum;
+	uint16_t l4_len, sum;
+	uint8_t proto = v->inner_l4_proto;
 
 	memcpy(buf, v->pkt, v->len);
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(tep_parse_outer(buf, v->len, TEP_PARSE_VERIFY_CSUM,
 					 &d), TEP_R_OK);
-	assert_int_equal(tep_parse_gue(buf, v->len, &d), TEP_R_OK);
+	if (v->type == TEP_TUN_VXLAN)
+		assert_int_equal(tep_parse_vxlan(buf, v->len, &d), TEP_R_OK);
+	else
+		assert_int_equal(tep_parse_gue(buf, v->len, &d), TEP_R_OK);
 	assert_int_equal(d.has_rco, 1);
 
-	ip = buf + v->inner_off;
-	udp = ip + v->rco_start;
-	udp_len = tep_ref_rd16(udp + 4);
-	assert_int_equal(v->rco_start + udp_len, inner_len);
+	ip = buf + v->inner_off + (v->inner_eth ? 14 : 0);
+	l4 = buf + v->inner_off + v->rco_start;
+	l4_len = (uint16_t)(inner_len - v->rco_start);
+	assert_int_equal(l4, ip + 20);
+	assert_int_equal(v->rco_offset - v->rco_start, proto == 6 ? 16 : 6);
 	/* As sent: the seed, which does not verify. */
-	sum = tep_ref_sum(udp, udp_len, tep_ref_phdr(0, ip + 12, ip + 16, 17,
-					     udp_len));
+	sum = tep_ref_sum(l4, l4_len, tep_ref_phdr(0, ip + 12, ip + 16, proto,
+					       l4_len));
 	assert_int_not_equal(sum, 0xffff);
 
-	r = tep_gue_rco_apply(buf, &d);
+	r = tep_rco_apply(buf, &d);
 	if (r != TEP_R_OK)
-		fail_msg("%s: tep_gue_rco_apply: %s", v->name,
+		fail_msg("%s: tep_rco_apply: %s", v->name,
 			 tep_reason_name(r));
-	sum = tep_ref_sum(udp, udp_len, tep_ref_phdr(0, ip + 12, ip + 16, 17,
-					     udp_len));
+	sum = tep_ref_sum(l4, l4_len, tep_ref_phdr(0, ip + 12, ip + 16, proto,
+					       l4_len));
 	if (sum != 0xffff)
-		fail_msg("%s: inner UDP checksum %04x after RCO does not "
+		fail_msg("%s: inner checksum %04x after RCO does not "
 			 "verify (sum %04x)", v->name,
 			 tep_ref_rd16(buf + v->inner_off + v->rco_offset), sum);
 	/* Only the inner checksum field changed. */
@@ -646,12 +678,7 @@ test_rco(void **state)
 
 	/* And it is the checksum scapy gave the same datagram sent without
 	 * RCO (the sibling vector). */
-	snprintf(plain_name, sizeof(plain_name), "%.*s",
-		 (int)(strlen(v->name) - strlen("_rco")), v->name);
-	for (i = 0; i < GOLDEN_NVECS; i++)
-		if (strcmp(golden_vecs[i].name, plain_name) == 0)
-			plain = &golden_vecs[i];
-	assert_non_null(plain);
+	plain = plain_sibling(v);
 	assert_int_equal(plain->len - plain->inner_off, inner_len);
 	fail_diff("inner after RCO", v, buf + v->inner_off,
 		  plain->pkt + plain->inner_off, inner_len);
@@ -661,6 +688,60 @@ test_rco(void **state)
 	buf[v->len - 1] ^= 0x01;
 	assert_int_equal(tep_parse_outer(buf, v->len, TEP_PARSE_VERIFY_CSUM,
 					 &d), TEP_R_BAD_OUTER_CSUM);
+}
+
+/*
+ * VXLAN with rco on and a complete inner checksum (what comes from a NIC
+ * or a tap): sent the way Linux sends a CHECKSUM_PARTIAL packet, the seed
+ * in place of the checksum, with the outer checksum by LCO (no payload
+ * read) or in full: both must be scapy's bytes.
+ */
+static void
+test_rco_from_complete(void **state)
+{
+	const struct golden_vec *v = vec_of(state);
+	const struct golden_vec *plain = plain_sibling(v);
+	static const enum tep_csum_mode modes[] = {
+		TEP_CSUM_LCO, TEP_CSUM_FULL,
+	};
+	size_t inner_len = v->len - v->inner_off, m;
+
+	assert_int_equal(plain->len, v->len);
+	for (m = 0; m < 2; m++) {
+		struct tep_encap_params p;
+		struct tep_encap_tmpl t;
+		struct tep_encap_pkt pk;
+		struct tep_flow f;
+		char err[128], what[64];
+		uint8_t *buf;
+		int rc;
+
+		params_of(v, &p, modes[m]);
+		if (tep_encap_tmpl_build(&t, &p, err, sizeof(err)) != 0)
+			fail_msg("%s: %s", v->name, err);
+		assert_int_equal(t.len, v->inner_off);
+		buf = xmalloc(v->len);
+		memset(buf, 0xee, v->inner_off);
+		memcpy(buf + t.len, plain->pkt + plain->inner_off, inner_len);
+		inner_flow(plain, buf + t.len, inner_len, &f);
+		memset(&pk, 0, sizeof(pk));
+		pk.inner_len = (uint16_t)inner_len;
+		pk.sport = v->sport;
+		pk.ip_id = v->ip_id;
+		pk.inner_tos = f.tos;
+		pk.flow_label = v->flow_label;
+		pk.l4 = f.l4;		/* complete */
+		assert_true(tep_encap_rco(&t, &pk));
+		rc = tep_encap_write(&t, buf, &pk);
+		if (rc != (modes[m] == TEP_CSUM_LCO ? TEP_OCSUM_LCO :
+			   TEP_OCSUM_FULL))
+			fail_msg("%s: csum %s returned %d", v->name,
+				 tep_csum_mode_name(modes[m]), rc);
+		snprintf(what, sizeof(what), "rco from complete, csum %s",
+			 tep_csum_mode_name(modes[m]));
+		fail_diff(what, v, buf, v->pkt, v->len);
+
+	}
 }
 
 /*
@@ -688,7 +769,7 @@ test_rco_complete(void **state)
 	int rc;
 
 	params_of(v, &p, TEP_CSUM_LCO);
-	p.gue_rco = true;
+	p.rco = true;
 	if (tep_encap_tmpl_build(&t, &p, err, sizeof(err)) != 0)
 		fail_msg("%s: %s", v->name, err);
 	olen = t.len + inner_len;
@@ -755,8 +836,8 @@ main(void)
 	size_t n = 0, i;
 	int rc;
 
-	tests = calloc(3 * GOLDEN_NVECS + 1, sizeof(*tests));
-	names = calloc(3 * GOLDEN_NVECS + 1, sizeof(*names));
+	tests = calloc(4 * GOLDEN_NVECS + 1, sizeof(*tests));
+	names = calloc(4 * GOLDEN_NVECS + 1, sizeof(*names));
 	if (tests == NULL || names == NULL)
 		return 1;
 	for (i = 0; i < GOLDEN_NVECS; i++) {
@@ -773,14 +854,22 @@ main(void)
 		tests[n].test_func = test_decap;
 		tests[n].teardown_func = free_scratch;
 		tests[n++].initial_state = st;
-		if (v->gue_rco) {
+		if (v->rco) {
 			snprintf(names[n], sizeof(names[n]), "rco/%s",
 				 v->name);
 			tests[n].name = names[n];
 			tests[n].test_func = test_rco;
 			tests[n].teardown_func = free_scratch;
 			tests[n++].initial_state = st;
-		} else if (v->type == TEP_TUN_GUE) {
+		}
+		if (v->rco && v->type == TEP_TUN_VXLAN) {
+			snprintf(names[n], sizeof(names[n]),
+				 "rco_from_complete/%s", v->name);
+			tests[n].name = names[n];
+			tests[n].test_func = test_rco_from_complete;
+			tests[n].teardown_func = free_scratch;
+			tests[n++].initial_state = st;
+		} else if (!v->rco && v->type == TEP_TUN_GUE) {
 			snprintf(names[n], sizeof(names[n]),
 				 "rco_complete/%s", v->name);
 			tests[n].name = names[n];

@@ -15,9 +15,15 @@
 #include "tep_rxcsum.h"
 #include "datapath.h"
 
-/* Inner TCP/UDP checksum right, from the good outer one (d parsed buf)? */
-static bool
-inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
+/*
+ * The inner TCP/UDP datagram of d, when it is one that ends where the
+ * outer datagram does (what deriving its checksum from the outer one
+ * needs): its IP header's offset in buf, the header's length, and the
+ * pseudo-header sum in *phdr. 0 when it is not.
+ */
+static uint32_t
+inner_l4_of(const uint8_t *buf, const struct tep_decap *d, uint32_t *l3,
+	    uint8_t *l4_proto, uint32_t *phdr)
 {
 	const uint8_t *ip = buf + d->inner_off +
 			    (d->inner_proto == TEP_ETH_P_TEB ? 14 : 0);
@@ -26,31 +32,67 @@ inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
 	uint8_t proto;
 
 	if (ipoff + 40 > end || ipoff + 40 > d->hdr_room)
-		return false;
+		return 0;
 	if ((ip[0] >> 4) == 4) {
 		l3_len = (ip[0] & 0xfu) * 4u;
 		tot = tep_rd16(ip + 2);
 		proto = ip[9];
 		if (l3_len < 20 || (tep_rd16(ip + 6) & 0x3fff))
-			return false;
+			return 0;
 	} else if ((ip[0] >> 4) == 6) {
 		l3_len = 40;
 		tot = 40u + tep_rd16(ip + 4);
 		proto = ip[6];
 	} else {
-		return false;
+		return 0;
 	}
 	/* The derivation covers up to the end of the outer datagram. */
 	if (ipoff + tot != end || (proto != 6 && proto != 17) ||
 	    tot < l3_len + 8)
-		return false;
+		return 0;
 	if (proto == 17 && (ip[0] >> 4) == 4 && tep_rd16(ip + l3_len + 6) == 0)
-		return false;
-	return tep_inner_csum_derive(buf, d, ipoff + l3_len,
-		(ip[0] >> 4) == 4 ?
+		return 0;
+	*l3 = l3_len;
+	*l4_proto = proto;
+	*phdr = (ip[0] >> 4) == 4 ?
 		tep_ipv4_phdr_sum(ip + 12, ip + 16, proto,
 				  (uint16_t)(tot - l3_len)) :
-		tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, tot - l3_len));
+		tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, tot - l3_len);
+	return ipoff;
+}
+
+/* Inner TCP/UDP checksum right, from the good outer one (d parsed buf)? */
+static bool
+inner_csum_good(const uint8_t *buf, const struct tep_decap *d)
+{
+	uint32_t l3, phdr, ipoff;
+	uint8_t proto;
+
+	ipoff = inner_l4_of(buf, d, &l3, &proto, &phdr);
+	return ipoff != 0 && tep_inner_csum_derive(buf, d, ipoff + l3, phdr);
+}
+
+/*
+ * The inner checksum RCO just finished from the verified outer one: right
+ * when the field was the inner TCP/UDP checksum and what the sender left
+ * in it (seed, memory order) the inner pseudo-header sum, since the
+ * receiver's sum runs over it. tep_inner_csum_derive() cannot tell: the
+ * outer checksum covers the seed, not the result.
+ */
+static bool
+rco_inner_good(const uint8_t *buf, const struct tep_decap *d, uint16_t seed)
+{
+	uint32_t l3, phdr, ipoff;
+	uint16_t want;
+	uint8_t proto;
+
+	ipoff = inner_l4_of(buf, d, &l3, &proto, &phdr);
+	if (ipoff == 0 || ipoff + l3 != (uint32_t)d->inner_off + d->rco_start ||
+	    d->rco_offset - d->rco_start != (proto == 6 ? 16 : 6))
+		return false;
+	want = tep_csum_fold(phdr);
+	return seed == want || (seed == 0 && want == 0xffff) ||
+	       (seed == 0xffff && want == 0);
 }
 
 /*
@@ -165,6 +207,8 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	struct tep_decap d;
 	enum tep_reason r;
 	unsigned int pflags;
+	bool rco_good = false;
+	uint16_t seed;
 	uint8_t type;
 
 	/* Which header the PMD's checksum flags speak of: on a tunnel the
@@ -236,13 +280,28 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 		return -1;
 	}
 	if (d.has_rco) {
+		/* A VXLAN tunnel without rco takes the RCO bits for the
+		 * reserved bits they were, as Linux does without remcsumrx
+		 * (GUE's field is self-describing: always taken). */
+		if (d.type == TEP_TUN_VXLAN && !t->tmpl.rco) {
+			w->cnt->tun[t->id].drop[TEP_R_RESERVED_SET]++;
+			dp_drop(w, m, TEP_R_RESERVED_SET);
+			return -1;
+		}
 		/* RCO relies on the outer checksum being known good. */
 		if (!tep_rxcsum_outer_verified(&rv, &d) ||
-		    tep_gue_rco_apply(buf, &d) != TEP_R_OK) {
+		    (uint32_t)d.inner_off + d.rco_offset + 2 > len) {
 			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
 			dp_drop(w, m, TEP_R_BAD_RCO);
 			return -1;
 		}
+		seed = tep_rd_csum(buf + d.inner_off + d.rco_offset);
+		if (tep_rco_apply(buf, &d) != TEP_R_OK) {
+			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
+			dp_drop(w, m, TEP_R_BAD_RCO);
+			return -1;
+		}
+		rco_good = rco_inner_good(buf, &d, seed);
 	}
 
 	if (d.inner_proto == TEP_ETH_P_TEB) {
@@ -289,8 +348,9 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	 * NIC's RSS hash, which was of the outer headers: sent on into a
 	 * tunnel, the inner packet is hashed by tepd. */
 	m->ol_flags &= ~(TEP_RXCSUM_FLAGS | RTE_MBUF_F_RX_RSS_HASH);
-	if (tep_rxcsum_inner_good(&rv, &d) ||
-	    (tep_rxcsum_outer_verified(&rv, &d) && inner_csum_good(buf, &d))) {
+	if (tep_rxcsum_inner_good(&rv, &d) || rco_good ||
+	    (!d.has_rco && tep_rxcsum_outer_verified(&rv, &d) &&
+	     inner_csum_good(buf, &d))) {
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 		w->cnt->tun[t->id].decap_inner_ok++;
 	}

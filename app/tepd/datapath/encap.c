@@ -169,13 +169,15 @@ tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 
 /*
  * Will tep_encap_write() sum the whole inner packet? Its rule: a full sum
- * unless LCO applies (csum lco and a ones-complement inner checksum not
- * handed over by GUE RCO); none for csum off/offload or GRE without one.
- * Erring towards true costs a sum, towards false a wrong checksum: when in
- * doubt, true.
+ * unless LCO applies (csum lco and a ones-complement inner checksum that
+ * is final or about to be: not a pending one handed over by RCO); none for
+ * csum off/offload or GRE without one. rco: tep_encap_rco() said the
+ * packet goes with remote checksum offload. Erring towards true costs a
+ * sum, towards false a wrong checksum: when in doubt, true.
  */
 static inline bool
-encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f)
+encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f,
+	       bool pending, bool rco)
 {
 	bool ones = f->l4.kind == TEP_L4_TCP || f->l4.kind == TEP_L4_UDP ||
 		    f->l4.kind == TEP_L4_ICMP || f->l4.kind == TEP_L4_ICMP6;
@@ -184,7 +186,7 @@ encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f)
 		return false;
 	if (t->tmpl.type == TEP_TUN_GRE && !t->tmpl.gre_csum)
 		return false;
-	return t->tmpl.csum != TEP_CSUM_LCO || !ones || t->tmpl.gue_rco;
+	return t->tmpl.csum != TEP_CSUM_LCO || !ones || (rco && pending);
 }
 
 /*
@@ -276,15 +278,27 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 	uint8_t *inner = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t inner_len = m->pkt_len;
 	struct tep_encap_pkt pk;
-	bool pending;
+	bool pending, rco = false;
 
 	pending = (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 		  RTE_MBUF_F_RX_L4_CKSUM_NONE &&
 		  (f->l4.kind == TEP_L4_TCP || f->l4.kind == TEP_L4_UDP);
+	pk.inner_len = (uint16_t)inner_len;
+	pk.inner_contig = unlikely(m->next != NULL) ? m->data_len : 0;
+	pk.inner_tail_sum = 0;
+	pk.l4 = f->l4;
+	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
+	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
+	pk.l4.ip4_hdr_ok = family == 4;
+	/* Remote checksum offload: the receiver finishes the inner
+	 * checksum, nobody here does. */
+	if (unlikely(t->tmpl.rco))
+		rco = tep_encap_rco(&t->tmpl, &pk);
+
 	/* A full outer sum covers the inner checksum, so that one must be
-	 * final first; LCO, GUE RCO and the NIC all work from the seed. */
-	if (unlikely(pending && t->tmpl.csum == TEP_CSUM_FULL &&
-		     !t->tmpl.gue_rco)) {
+	 * final first; LCO, RCO and the NIC all work from the seed. */
+	if (unlikely(pending && t->tmpl.csum == TEP_CSUM_FULL && !rco)) {
 		uint32_t end = f->l4.l4_end != 0 ? f->l4.l4_end : inner_len;
 
 		if (likely(m->next == NULL))
@@ -302,40 +316,29 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 		}
 		w->cnt->port[e->port].sw_csum++;
 		pending = false;
+		pk.l4.state = TEP_L4_COMPLETE;
 	}
 
-	pk.inner_len = (uint16_t)inner_len;
-	if (unlikely(m->next != NULL)) {
-		/* A chain: what a full outer sum would need of the rest.
-		 * LCO reads none of it; this is summed only when the sum
-		 * will be full (csum full, or an inner L4 LCO cannot use). */
-		pk.inner_contig = m->data_len;
-		pk.inner_tail_sum = 0;
-		if (encap_sums_all(t, f) &&
-		    tep_csum_mbuf(m, m->data_len, m->pkt_len - m->data_len,
-				  &pk.inner_tail_sum) < 0) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return false;
-		}
-	} else {
-		pk.inner_contig = 0;
-		pk.inner_tail_sum = 0;
+	/* A chain: what a full outer sum would need of the rest. LCO reads
+	 * none of it; this is summed only when the sum will be full (csum
+	 * full, an inner L4 LCO cannot use, or a seed RCO leaves on the
+	 * wire). */
+	if (unlikely(m->next != NULL) && encap_sums_all(t, f, pending, rco) &&
+	    tep_csum_mbuf(m, m->data_len, m->pkt_len - m->data_len,
+			  &pk.inner_tail_sum) < 0) {
+		dp_drop(w, m, TEP_R_TRUNCATED);
+		return false;
 	}
 	pk.sport = tep_udp_sport(f->hash, t->tmpl.sport_lo, t->tmpl.sport_hi);
 	pk.ip_id = w->ip_id++;
 	pk.inner_tos = f->tos;
 	pk.flow_label = f->hash & 0xfffff;
-	pk.l4 = f->l4;
-	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
 	/* The inner Ethernet header is the tunnel's: its sum is known. */
 	pk.inner_pre_len = t->tmpl.inner_eth ? 14 : 0;
 	pk.inner_pre_sum = t->inner_eth_sum[family == 6];
-	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
-	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
-	pk.l4.ip4_hdr_ok = family == 4;
 	if (!tunnel_push(w, m, t, e, &pk, tl))
 		return false;
-	if (pending && !t->tmpl.gue_rco)
+	if (pending && !rco)
 		set_tunnel_txmeta(m, t, f, family);
 	return true;
 }

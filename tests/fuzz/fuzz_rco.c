@@ -3,7 +3,9 @@
  */
 
 /*
- * libFuzzer target: GUE remote checksum offload on receive.
+ * libFuzzer target: remote checksum offload on receive, GUE and VXLAN
+ * (draft-herbert-vxlan-rco): a packet to the VXLAN port (4789) is parsed
+ * as VXLAN, any other UDP packet as GUE.
  *
  * Input: one control byte, then a whole outer frame.
  *   bits 0-1  tep_parse_outer() flags (TEP_PARSE_VERIFY_CSUM 0x1,
@@ -13,8 +15,8 @@
  *             verification and the RCO arithmetic is checked on them
  * (the outer corpus is shared with fuzz_parse_outer, whose GUE seeds have
  * bits 0, 2 and 3 set).
- * When tep_parse_outer() and tep_parse_gue() accept it and it carries the
- * RCO field, tep_gue_rco_apply() runs on a private, exactly-sized copy.
+ * When tep_parse_outer() and the tunnel parser accept it and it carries
+ * RCO, tep_rco_apply() runs on a private, exactly-sized copy.
  *
  * Invariants after an accepted RCO: only the two checksum bytes changed,
  * they lie inside the inner packet, and, when the outer UDP checksum was
@@ -112,6 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum tep_reason r;
 	uint8_t *buf, *cp = NULL;
 	size_t len, i, field, end;
+	bool vxlan;
 
 	if (size < 1)
 		return 0;
@@ -130,11 +133,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(r < TEP_R_MAX);
 	if (r != TEP_R_OK || d.l4_proto != 17)
 		goto out;
-	r = tep_parse_gue(buf, len, &d);
+	vxlan = d.dport == TEP_VXLAN_PORT;
+	r = vxlan ? tep_parse_vxlan(buf, len, &d) : tep_parse_gue(buf, len, &d);
 	CHECK(r < TEP_R_MAX);
 	if (r != TEP_R_OK)
 		goto out;
-	CHECK(d.type == TEP_TUN_GUE);
+	CHECK(d.type == (vxlan ? TEP_TUN_VXLAN : TEP_TUN_GUE));
+	if (vxlan && d.has_rco) {
+		/* Linux's encoding: an even start of at most 254, the field
+		 * 6 (UDP) or 16 (TCP) after it, inside the inner frame. */
+		CHECK(d.rco_start % 2 == 0 && d.rco_start <= 254);
+		CHECK(d.rco_offset - d.rco_start == 6 ||
+		      d.rco_offset - d.rco_start == 16);
+		CHECK((size_t)d.rco_offset + 2 <= d.inner_len);
+	}
 	CHECK((size_t)d.inner_off + d.inner_len <= len);
 	CHECK((size_t)d.inner_off + d.inner_len <= (size_t)d.l4_off + d.l4_len);
 	if (!d.has_rco)
@@ -144,7 +156,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cp == NULL)
 		abort();
 	memcpy(cp, buf, len);
-	r = tep_gue_rco_apply(cp, &d);
+	r = tep_rco_apply(cp, &d);
 	CHECK(r == TEP_R_OK || r == TEP_R_BAD_RCO);
 	if (r != TEP_R_OK) {
 		CHECK(memcmp(cp, buf, len) == 0);
