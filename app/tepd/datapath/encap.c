@@ -286,15 +286,16 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 	pk.inner_len = (uint16_t)inner_len;
 	pk.inner_contig = unlikely(m->next != NULL) ? m->data_len : 0;
 	pk.inner_tail_sum = 0;
-	pk.l4 = f->l4;
-	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
-	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
-	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
-	pk.l4.ip4_hdr_ok = family == 4;
 	/* Remote checksum offload: the receiver finishes the inner
-	 * checksum, nobody here does. */
-	if (unlikely(t->tmpl.rco))
+	 * checksum, nobody here does. Only an RCO tunnel copies the flow's
+	 * L4 description this early: so soon after the flow parse wrote it,
+	 * the wide copy may wait on those stores (see the top of this file);
+	 * the others copy it late, as before RCO. */
+	if (unlikely(t->tmpl.rco)) {
+		pk.l4 = f->l4;
+		pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
 		rco = tep_encap_rco(&t->tmpl, &pk);
+	}
 
 	/* A full outer sum covers the inner checksum, so that one must be
 	 * final first; LCO, RCO and the NIC all work from the seed. */
@@ -316,7 +317,6 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 		}
 		w->cnt->port[e->port].sw_csum++;
 		pending = false;
-		pk.l4.state = TEP_L4_COMPLETE;
 	}
 
 	/* A chain: what a full outer sum would need of the rest. LCO reads
@@ -333,6 +333,11 @@ encap_outer(struct worker *w, struct rte_mbuf *m, int family,
 	pk.ip_id = w->ip_id++;
 	pk.inner_tos = f->tos;
 	pk.flow_label = f->hash & 0xfffff;
+	pk.l4 = f->l4;
+	pk.l4.state = pending ? TEP_L4_PENDING : TEP_L4_COMPLETE;
+	/* dp_classify() verified the inner IPv4 header checksum (or the NIC
+	 * did) and dp_ttl_dec() kept it valid: LCO may leave the header out. */
+	pk.l4.ip4_hdr_ok = family == 4;
 	/* The inner Ethernet header is the tunnel's: its sum is known. */
 	pk.inner_pre_len = t->tmpl.inner_eth ? 14 : 0;
 	pk.inner_pre_sum = t->inner_eth_sum[family == 6];
