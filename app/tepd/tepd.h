@@ -484,6 +484,7 @@ void tep_cnt_sum_port(uint16_t port, struct tep_cnt_port *out);
 void tep_cnt_sum_vrf(uint16_t vrf, struct tep_cnt_vrf *out);
 void tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out);
 void tep_cnt_sum_stages(uint64_t *cycles, uint64_t *pkts);
+void raw_stages(uint64_t *cycles, uint64_t *pkts);
 void tep_cnt_clear(void);
 void tep_cnt_tun_reset(uint32_t id);
 const char *tep_stage_name(enum tep_stage s);

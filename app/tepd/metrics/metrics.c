@@ -2,6 +2,29 @@
  * Copyright (c) 2026 The tepd authors
  */
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "tep_ctl_server.h"
+#include "tepd.h"
+
+#include "metrics_priv.h"
+
 /*
  * GET /metrics (tepd -M [ADDR]:PORT): the counters in the Prometheus text
  * format, or OpenMetrics when the scraper asks for it (Prometheus does).
@@ -26,69 +49,9 @@
  * changes what tepctl shows, never these, so no counter goes back.
  */
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+struct metrics_state M;
 
-#include <microhttpd.h>
-
-#include <rte_cycles.h>
-#include <rte_ethdev.h>
-#include <rte_lcore.h>
-#include <rte_mempool.h>
-#include <rte_ring.h>
-
-#include "tep_ctl_server.h"
-#include "tepd.h"
-
-#define METRICS_FRESH_MS	100	/* a snapshot this young is served */
-#define METRICS_WAIT_MS		500	/* longest wait for the control thread */
-#define METRICS_CONN_MAX	256	/* connections at once */
-#define METRICS_CONN_PER_IP	64	/* ... from one address */
-#define METRICS_TIMEOUT_S	3	/* idle connection closed after */
-#define METRICS_CONN_MEM	(16 * 1024)	/* request headers and state */
-
-enum { FMT_PROM, FMT_OM, FMT_MAX };
-
-static const char *const content_type[FMT_MAX] = {
-	"text/plain; version=0.0.4; charset=utf-8",
-	"application/openmetrics-text; version=1.0.0; charset=utf-8",
-};
-
-struct snap {
-	int refs;			/* atomic */
-	uint64_t built_ns;		/* CLOCK_MONOTONIC */
-	char *text[FMT_MAX];
-	size_t len[FMT_MAX];
-};
-
-/* Raw sums gathered once per rendering (families then walk them). */
-struct gather {
-	struct tep_cnt_port port[TEP_PORTS_MAX + 1];	/* + TEP_PORT_CTL */
-	struct tep_cnt_vrf vrf[TEP_VRF_MAX];
-	struct tep_cnt_tun tun[TEP_TUNNELS_MAX];
-};
-
-static struct {
-	struct MHD_Daemon *mhd;
-	struct tep_ctl_server *ctl;
-	pthread_mutex_t lock;
-	pthread_cond_t fresh;
-	struct snap *cur;		/* lock */
-	uint64_t want_since;		/* lock; when `want` was raised */
-	bool want;			/* atomic: a request waits */
-	uint64_t requests;		/* atomic */
-	double start_time;		/* unix seconds */
-	struct gather *g;		/* control thread */
-} M;
-
-static uint64_t
+uint64_t
 mono_ns(void)
 {
 	struct timespec ts;
@@ -97,7 +60,7 @@ mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void
+void
 snap_put(struct snap *s)
 {
 	int f;
@@ -657,230 +620,4 @@ tep_metrics_poll(void)
 	pthread_cond_broadcast(&M.fresh);
 	pthread_mutex_unlock(&M.lock);
 	snap_put(old);
-}
-
-/* ---- HTTP (libmicrohttpd's thread) ---------------------------------------- */
-
-/* A reference to a fresh snapshot, or to the last one if the control
- * thread does not answer in time; NULL before the first. */
-static struct snap *
-snap_get(void)
-{
-	uint64_t now = mono_ns(), deadline;
-	struct timespec ts;
-	struct snap *s;
-
-	pthread_mutex_lock(&M.lock);
-	if (M.cur == NULL ||
-	    now - M.cur->built_ns > METRICS_FRESH_MS * 1000000ull) {
-		if (!M.want) {
-			M.want_since = now;
-			__atomic_store_n(&M.want, true, __ATOMIC_RELEASE);
-			if (M.ctl != NULL)
-				tep_ctl_server_wakeup(M.ctl);
-		}
-		/* Wait only within METRICS_WAIT_MS of the first request
-		 * that asked: if the control thread is busy, requests after
-		 * that take the last snapshot at once. */
-		deadline = M.want_since + METRICS_WAIT_MS * 1000000ull;
-		ts.tv_sec = (time_t)(deadline / 1000000000u);
-		ts.tv_nsec = (long)(deadline % 1000000000u);
-		while (M.want && mono_ns() < deadline)
-			if (pthread_cond_timedwait(&M.fresh, &M.lock, &ts) ==
-			    ETIMEDOUT)
-				break;
-	}
-	s = M.cur;
-	if (s != NULL)
-		__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
-	pthread_mutex_unlock(&M.lock);
-	return s;
-}
-
-static void
-snap_free_cb(void *cls)
-{
-	snap_put(cls);
-}
-
-static enum MHD_Result
-reply_text(struct MHD_Connection *c, unsigned int status, const char *text)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
-					    MHD_RESPMEM_PERSISTENT);
-	if (r == NULL)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				"text/plain; charset=utf-8");
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result
-on_request(void *cls, struct MHD_Connection *c, const char *url,
-	   const char *method, const char *version, const char *upload_data,
-	   size_t *upload_data_size, void **con_cls)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-	const char *accept;
-	struct snap *s;
-	int f;
-
-	(void)cls;
-	(void)version;
-	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
-	/* Answered at once, on the first call: a body, if any, is not
-	 * read (libmicrohttpd then closes the connection). */
-	__atomic_add_fetch(&M.requests, 1, __ATOMIC_RELAXED);
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-				  "GET /metrics\n");
-	if (strcmp(url, "/") == 0)
-		return reply_text(c, MHD_HTTP_OK, "tepd: GET /metrics\n");
-	if (strcmp(url, "/metrics") != 0)
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "GET /metrics\n");
-	s = snap_get();
-	if (s == NULL)
-		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  "no snapshot yet: the control thread is "
-				  "busy\n");
-	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					     MHD_HTTP_HEADER_ACCEPT);
-	f = accept != NULL && strstr(accept, "application/openmetrics-text")
-		!= NULL ? FMT_OM : FMT_PROM;
-	r = MHD_create_response_from_buffer_with_free_callback_cls(s->len[f],
-		s->text[f], snap_free_cb, s);
-	if (r == NULL) {
-		snap_put(s);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				content_type[f]);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);	/* the snapshot goes with the last use */
-	return ret;
-}
-
-/* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6].
- * Shared with the FPM listener (fpm.c). */
-int
-tep_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
-{
-	char host[INET6_ADDRSTRLEN + 2] = "";
-	const char *port;
-	char *end;
-	unsigned long pn;
-
-	memset(ss, 0, sizeof(*ss));
-	if (arg[0] == '[') {
-		const char *rb = strchr(arg, ']');
-
-		if (rb == NULL || rb[1] != ':' ||
-		    (size_t)(rb - arg - 1) >= sizeof(host))
-			return -1;
-		memcpy(host, arg + 1, (size_t)(rb - arg - 1));
-		port = rb + 2;
-	} else if ((port = strrchr(arg, ':')) != NULL) {
-		if ((size_t)(port - arg) >= sizeof(host))
-			return -1;
-		memcpy(host, arg, (size_t)(port - arg));
-		port++;
-	} else {
-		port = arg;
-	}
-	errno = 0;
-	pn = strtoul(port, &end, 10);
-	if (*port == '\0' || *end != '\0' || errno != 0 || pn == 0 ||
-	    pn > 65535)
-		return -1;
-	if (host[0] == '\0')
-		strcpy(host, "127.0.0.1");
-	*v6 = strchr(host, ':') != NULL;
-	if (*v6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)pn);
-		return inet_pton(AF_INET6, host, &a->sin6_addr) == 1 ? 0 : -1;
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)pn);
-		return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
-	}
-}
-
-int
-tep_metrics_start(const char *listen, struct tep_ctl_server *ctl,
-		  char *err, size_t errlen)
-{
-	struct sockaddr_storage ss;
-	pthread_condattr_t ca;
-	struct timespec now;
-	unsigned int flags;
-	bool v6;
-
-	if (tep_parse_listen(listen, &ss, &v6) != 0) {
-		snprintf(err, errlen, "-M %s: want [ADDR]:PORT, e.g. "
-			 "127.0.0.1:9108 or [::1]:9108", listen);
-		return -1;
-	}
-	M.g = malloc(sizeof(*M.g));
-	if (M.g == NULL) {
-		snprintf(err, errlen, "metrics: out of memory");
-		return -1;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	M.start_time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	M.ctl = ctl;
-	pthread_mutex_init(&M.lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&M.fresh, &ca);
-	pthread_condattr_destroy(&ca);
-	/* One thread of libmicrohttpd's own, on epoll; it inherits the
-	 * control lcore's CPU affinity, never a worker's. */
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-		(v6 ? MHD_USE_IPv6 : 0);
-	M.mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_MAX,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned int)METRICS_CONN_PER_IP,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_CONN_MEM,
-		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-		MHD_OPTION_END);
-	if (M.mhd == NULL) {
-		snprintf(err, errlen, "-M %s: cannot listen (%s)", listen,
-			 errno != 0 ? strerror(errno) : "libmicrohttpd failed");
-		free(M.g);
-		M.g = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-void
-tep_metrics_stop(void)
-{
-	if (M.mhd == NULL)
-		return;
-	MHD_stop_daemon(M.mhd);		/* joins its thread */
-	M.mhd = NULL;
-	snap_put(M.cur);
-	M.cur = NULL;
-	free(M.g);
-	M.g = NULL;
 }

@@ -2,6 +2,14 @@
  * Copyright (c) 2026 The tepd authors
  */
 
+#include <assert.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+#include <rte_telemetry.h>
+
+#include "tepd.h"
+
 /*
  * Counters are per lcore and written only by their lcore; readers sum them
  * (a torn 64-bit read cannot happen on the 64-bit targets DPDK supports).
@@ -16,14 +24,6 @@
  * The baseline is the control thread's alone: "stats clear", "stats" and
  * tunnel creation all run there.
  */
-
-#include <assert.h>
-#include <string.h>
-
-#include <rte_lcore.h>
-#include <rte_telemetry.h>
-
-#include "tepd.h"
 
 /* Every counter struct is a run of uint64_t and nothing else, so one loop
  * sums or subtracts any of them, and a field added later is not missed. */
@@ -121,7 +121,7 @@ tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out)
 		 N_U64(*out));
 }
 
-static void
+void
 raw_stages(uint64_t *cycles, uint64_t *pkts)
 {
 	unsigned int lc;
@@ -182,131 +182,4 @@ tep_stage_name(enum tep_stage s)
 		"classify", "lookup", "encap", "inner", "txprep" };
 
 	return s < TEP_ST_MAX ? names[s] : "?";
-}
-
-/* ---- telemetry (raw counters: a monitoring system's view) -------------- */
-
-static void
-drops_dict(struct rte_tel_data *d, const uint64_t *drop)
-{
-	int r;
-
-	for (r = 1; r < TEP_R_MAX; r++)
-		if (drop[r] != 0) {
-			char name[48];
-
-			snprintf(name, sizeof(name), "drop_%s",
-				 tep_reason_name((enum tep_reason)r));
-			rte_tel_data_add_dict_u64(d, name, drop[r]);
-		}
-}
-
-static int
-tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct tep_cnt_port c;
-	int id;
-
-	(void)cmd;
-	if (params == NULL || *params == '\0') {
-		rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-		for (id = 0; id < tep.nb_ports; id++)
-			if (tep.port[id].present)
-				rte_tel_data_add_array_int(d, id);
-		return 0;
-	}
-	id = atoi(params);
-	if (id < 0 || id >= tep.nb_ports || !tep.port[id].present)
-		return -EINVAL;
-	tep_cnt_raw_port((uint16_t)id, &c);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "name", tep.port[id].name);
-	rte_tel_data_add_dict_u64(d, "rx", c.rx);
-	rte_tel_data_add_dict_u64(d, "tx", c.tx);
-	rte_tel_data_add_dict_u64(d, "rx_bytes", c.rx_bytes);
-	rte_tel_data_add_dict_u64(d, "tx_bytes", c.tx_bytes);
-	rte_tel_data_add_dict_u64(d, "hw_inner_csum", c.hw_csum);
-	rte_tel_data_add_dict_u64(d, "sw_inner_csum", c.sw_csum);
-	rte_tel_data_add_dict_u64(d, "rx_csum_pending", c.rx_csum_pending);
-	rte_tel_data_add_dict_u64(d, "gso_pkts", c.gso_pkts);
-	rte_tel_data_add_dict_u64(d, "gso_segs", c.gso_segs);
-	rte_tel_data_add_dict_u64(d, "tx_csum_partial", c.tx_csum_partial);
-	rte_tel_data_add_dict_u64(d, "ipv4_frag_pkts", c.frag_pkts);
-	rte_tel_data_add_dict_u64(d, "ipv4_frags", c.frags);
-	drops_dict(d, c.drop);
-	return 0;
-}
-
-static int
-tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	const struct tep_tunnel *t;
-	struct tep_cnt_tun c;
-	int id;
-
-	(void)cmd;
-	pthread_mutex_lock(&tep.tunnel_free_lock);
-	if (params == NULL || *params == '\0') {
-		rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-		for (id = 0; id < TEP_TUNNELS_MAX; id++) {
-			t = __atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE);
-			if (t != NULL)
-				rte_tel_data_add_array_string(d, t->name);
-		}
-		pthread_mutex_unlock(&tep.tunnel_free_lock);
-		return 0;
-	}
-	id = tep_tunnel_find(params);
-	t = id < 0 ? NULL : __atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE);
-	if (t == NULL) {
-		pthread_mutex_unlock(&tep.tunnel_free_lock);
-		return -EINVAL;
-	}
-	tep_cnt_raw_tun((uint32_t)id, &c);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "type",
-				     tep_tun_type_name(t->tmpl.type));
-	rte_tel_data_add_dict_u64(d, "encap", c.encap);
-	rte_tel_data_add_dict_u64(d, "decap", c.decap);
-	rte_tel_data_add_dict_u64(d, "outer_csum_lco", c.ocsum[TEP_OCSUM_LCO]);
-	rte_tel_data_add_dict_u64(d, "outer_csum_full",
-				  c.ocsum[TEP_OCSUM_FULL]);
-	rte_tel_data_add_dict_u64(d, "outer_csum_hw", c.ocsum[TEP_OCSUM_HW]);
-	rte_tel_data_add_dict_u64(d, "decap_inner_csum_ok", c.decap_inner_ok);
-	rte_tel_data_add_dict_u64(d, "arp_nd_answered", c.proxy_answers);
-	drops_dict(d, c.drop);
-	pthread_mutex_unlock(&tep.tunnel_free_lock);
-	return 0;
-}
-
-static int
-tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	uint64_t cyc[TEP_ST_MAX], pk[TEP_ST_MAX];
-	int s;
-
-	(void)cmd;
-	(void)params;
-	raw_stages(cyc, pk);
-	rte_tel_data_start_dict(d);
-	for (s = 0; s < TEP_ST_MAX; s++) {
-		char key[40];
-
-		snprintf(key, sizeof(key), "%s_cycles_per_pkt",
-			 tep_stage_name((enum tep_stage)s));
-		rte_tel_data_add_dict_u64(d, key, pk[s] ? cyc[s] / pk[s] : 0);
-	}
-	return 0;
-}
-
-int
-tep_telemetry_init(void)
-{
-	rte_telemetry_register_cmd("/tepd/ports", tel_ports,
-		"tepd port counters. Parameter: port id");
-	rte_telemetry_register_cmd("/tepd/tunnels", tel_tunnel,
-		"tepd tunnel counters. Parameter: tunnel name");
-	rte_telemetry_register_cmd("/tepd/stages", tel_stages,
-		"tepd cycles per packet per pipeline stage (tepd -C)");
-	return 0;
 }
