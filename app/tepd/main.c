@@ -31,8 +31,20 @@
 
 #include "tep_ctl_server.h"
 #include "tepd.h"
+#include "adj.h"
+#include "cmds.h"
+#include "datapath.h"
+#include "fpm.h"
+#include "metrics.h"
+#include "neigh.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
+#include "tunnel.h"
+#include "vrfhost.h"
 
 struct tepd tep;
+struct tep_rib tep_rib;
 
 static struct tep_ctl_server *ctl_server;
 
@@ -221,14 +233,14 @@ setup_memory(uint32_t routes, unsigned int host_ports, char *err,
 		return -1;
 	}
 	RTE_LCORE_FOREACH(lc) {
-		tep.cnt[lc] = rte_zmalloc("tep_cnt", sizeof(*tep.cnt[lc]),
+		tep_counters[lc] = rte_zmalloc("tep_cnt", sizeof(*tep_counters[lc]),
 					  RTE_CACHE_LINE_SIZE);
-		if (tep.cnt[lc] == NULL) {
+		if (tep_counters[lc] == NULL) {
 			snprintf(err, errlen, "counters: out of memory");
 			return -1;
 		}
 	}
-	if (tep_rib_init(&tep.rib, &rc, tep.rcu, err, errlen) != 0)
+	if (tep_rib_init(&tep_rib, &rc, tep.rcu, err, errlen) != 0)
 		return -1;
 	if (tep_neigh_init(err, errlen) != 0 ||
 	    tep_tunnels_init(err, errlen) != 0)
@@ -236,46 +248,31 @@ setup_memory(uint32_t routes, unsigned int host_ports, char *err,
 	return 0;
 }
 
-int
-main(int argc, char **argv)
-{
-	struct tep_ctl_server_conf sc = { 0 };
-	const char *config = NULL, *sock = NULL, *metrics = NULL;
-	const char *fpm_listen = NULL;
-	struct tep_ctl_table *table;
-	struct tep_ctl_ctx *ctx;
-	struct tep_err cerr;
-	uint32_t routes = 65536;
-	char err[512];
-	unsigned int lc, i = 0;
-	uint64_t next_timer;
-	int ret, opt;
-	bool vrf_hosts = false;
-	const char *underlay_host = NULL;
+/* What tepd's own options (after the EAL's "--") ask for. */
+struct tepd_opts {
+	const char *config, *sock, *metrics, *fpm_listen, *underlay_host;
+	uint32_t routes;
+	bool vrf_hosts;
+	struct tep_ctl_server_conf sc;
+};
 
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "tepd: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
-		return 1;
-	}
-	argc -= ret;
-	argv += ret;
-	pthread_mutex_init(&tep.tunnel_free_lock, NULL);
-	if (tep_vdevs_check(err, sizeof(err)) != 0) {
-		fprintf(stderr, "tepd: %s\n", err);
-		return 1;
-	}
+/* 0, or the exit status: 0 for -h, 2 for a bad option (said on stderr). */
+static int
+parse_options(int argc, char **argv, struct tepd_opts *o, bool *done)
+{
+	int opt;
+
+	*done = false;
 	while ((opt = getopt(argc, argv, "f:s:r:G:CNH:T:U:M:P:B:h")) != -1) {
 		switch (opt) {
 		case 'f':
-			config = optarg;
+			o->config = optarg;
 			break;
 		case 's':
-			sock = optarg;
+			o->sock = optarg;
 			break;
 		case 'r':
-			routes = (uint32_t)strtoul(optarg, NULL, 0);
+			o->routes = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'G': {
 			struct group *g = getgrnam(optarg);
@@ -285,29 +282,29 @@ main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			sc.allow_gid_set = true;
-			sc.allow_gid = g->gr_gid;
+			o->sc.allow_gid_set = true;
+			o->sc.allow_gid = g->gr_gid;
 			break;
 		}
 		case 'C':
 			tep.stats_cycles = true;
 			break;
 		case 'N':
-			vrf_hosts = true;
+			o->vrf_hosts = true;
 			break;
 		case 'H':
-			underlay_host = optarg;
+			o->underlay_host = optarg;
 			break;
 		case 'T':
 		case 'U':
-			if (ctl_limit_opt(opt, optarg, &sc) != 0)
+			if (ctl_limit_opt(opt, optarg, &o->sc) != 0)
 				return 2;
 			break;
 		case 'M':
-			metrics = optarg;
+			o->metrics = optarg;
 			break;
 		case 'P':
-			fpm_listen = optarg;
+			o->fpm_listen = optarg;
 			break;
 		case 'B': {
 			unsigned long b = strtoul(optarg, NULL, 0);
@@ -323,9 +320,59 @@ main(int argc, char **argv)
 		}
 		default:
 			usage(argv[0]);
+			*done = true;
 			return opt == 'h' ? 0 : 2;
 		}
 	}
+	return 0;
+}
+
+/* The control thread's loop, until SIGINT or SIGTERM. */
+static void
+control_loop(void)
+{
+	uint64_t next_timer = rte_rdtsc();
+
+	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
+		tep_ctl_server_poll(ctl_server, 1);
+		tep_punt_drain();
+		tep_metrics_poll();
+		tep_fpm_poll();
+		if (rte_rdtsc() >= next_timer) {
+			tep_neigh_timer();
+			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct tepd_opts o = { .routes = 65536 };
+	struct tep_ctl_table *table;
+	struct tep_ctl_ctx *ctx;
+	struct tep_err cerr;
+	char err[512];
+	unsigned int lc, i = 0;
+	bool done;
+	int ret;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "tepd: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	pthread_mutex_init(&tep_tunnel_free_lock, NULL);
+	if (tep_vdevs_check(err, sizeof(err)) != 0) {
+		fprintf(stderr, "tepd: %s\n", err);
+		return 1;
+	}
+	ret = parse_options(argc, argv, &o, &done);
+	if (ret != 0 || done)
+		return ret;
 
 	RTE_LCORE_FOREACH_WORKER(lc) {
 		if (i == TEP_MAX_WORKERS)
@@ -338,12 +385,14 @@ main(int argc, char **argv)
 			"the main one (e.g. -l 0-1)\n");
 		return 1;
 	}
-	if (setup_memory(routes, vrf_hosts ? TEP_VRF_MAX :
-			 underlay_host != NULL ? 1 : 0, err, sizeof(err)) != 0 ||
-	    tep_vrfhost_init(vrf_hosts, err, sizeof(err)) != 0 ||
+	if (setup_memory(o.routes, o.vrf_hosts ? TEP_VRF_MAX :
+			 o.underlay_host != NULL ? 1 : 0, err,
+			 sizeof(err)) != 0 ||
+	    tep_vrfhost_init(o.vrf_hosts, err, sizeof(err)) != 0 ||
 	    tep_ports_init(err, sizeof(err)) != 0 ||
-	    (underlay_host != NULL &&
-	     tep_vrfhost_create_default(underlay_host, err, sizeof(err)) != 0)) {
+	    (o.underlay_host != NULL &&
+	     tep_vrfhost_create_default(o.underlay_host, err,
+					sizeof(err)) != 0)) {
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
@@ -359,32 +408,32 @@ main(int argc, char **argv)
 		fprintf(stderr, "tepd: out of memory\n");
 		return 1;
 	}
-	if (config != NULL) {
+	if (o.config != NULL) {
 		tep_err_clear(&cerr);
-		if (tep_ctl_load_file(table, ctx, config, &cerr) != 0) {
+		if (tep_ctl_load_file(table, ctx, o.config, &cerr) != 0) {
 			/* file:line: message. Refuse to run half-configured. */
 			fprintf(stderr, "tepd: %s\n", cerr.msg);
 			return 1;
 		}
 	}
-	sc.path = sock;
-	sc.table = table;
+	o.sc.path = o.sock;
+	o.sc.table = table;
 	tep_err_clear(&cerr);
-	ctl_server = tep_ctl_server_new(&sc, &cerr);
+	ctl_server = tep_ctl_server_new(&o.sc, &cerr);
 	if (ctl_server == NULL) {
 		fprintf(stderr, "tepd: control socket: %s\n", cerr.msg);
 		return 1;
 	}
-	if (metrics != NULL &&
-	    tep_metrics_start(metrics, ctl_server, err, sizeof(err)) != 0) {
+	if (o.metrics != NULL &&
+	    tep_metrics_start(o.metrics, ctl_server, err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
 
 	/* After the config: FPM routes name VRFs by table, which the
 	 * config creates. */
-	if (fpm_listen != NULL &&
-	    tep_fpm_start(fpm_listen, err, sizeof(err)) != 0) {
+	if (o.fpm_listen != NULL &&
+	    tep_fpm_start(o.fpm_listen, err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
@@ -397,21 +446,11 @@ main(int argc, char **argv)
 		rte_eal_remote_launch(tep_worker_main, (void *)(uintptr_t)i,
 				      tep.worker_lcore[i]);
 	printf("tepd: running: %u worker(s), %u port(s), control socket %s\n",
-	       tep.nb_workers, tep.nb_ports,
-	       sock != NULL ? sock : TEP_CTL_DEFAULT_SOCKET);
+	       tep.nb_workers, tep_nb_ports,
+	       o.sock != NULL ? o.sock : TEP_CTL_DEFAULT_SOCKET);
 	fflush(stdout);
 
-	next_timer = rte_rdtsc();
-	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
-		tep_ctl_server_poll(ctl_server, 1);
-		tep_punt_drain();
-		tep_metrics_poll();
-		tep_fpm_poll();
-		if (rte_rdtsc() >= next_timer) {
-			tep_neigh_timer();
-			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
-		}
-	}
+	control_loop();
 
 	printf("tepd: stopping\n");
 	rte_eal_mp_wait_lcore();

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "port.h"
 
 /* ---- argument parsing --------------------------------------------------- */
 
@@ -106,7 +108,7 @@ port_arg(const char *s, struct tep_err *err)
 int
 vrf_arg(const char *s, struct tep_err *err)
 {
-	int v = tep_vrf_find(&tep.rib, s);
+	int v = tep_vrf_find(&tep_rib, s);
 
 	if (v < 0)
 		ERR(ENOENT, "unknown vrf \"%s\"", s);
@@ -122,5 +124,5 @@ refuse_host_port(const struct tep_port *p, struct tep_err *err)
 		return 0;
 	return ERR(EPERM, "port %s is vrf \"%s\"'s host port: tepd manages "
 		   "its role, vrf and addresses (see: vrf exec)", p->name,
-		   tep.rib.vrf[p->vrf]->name);
+		   tep_rib.vrf[p->vrf]->name);
 }

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "port.h"
+#include "vrfhost.h"
 
 static void
 prefix_of(const struct tep_addr *a, uint8_t *pfx)
@@ -43,19 +46,19 @@ addr_routes(uint16_t port, const struct tep_addr *a, bool add, uint16_t vrf,
 
 	prefix_of(a, pfx);
 	if (add) {
-		ret = tep_route_add(&tep.rib, vrf, a->family, a->a, host,
+		ret = tep_route_add(&tep_rib, vrf, a->family, a->a, host,
 				    &local, e, elen);
 		if (ret == 0 && a->len < host) {
-			ret = tep_route_add(&tep.rib, vrf, a->family, pfx,
+			ret = tep_route_add(&tep_rib, vrf, a->family, pfx,
 					    a->len, &conn, e, elen);
 			if (ret != 0)
-				tep_route_del(&tep.rib, vrf, a->family, a->a,
+				tep_route_del(&tep_rib, vrf, a->family, a->a,
 					      host, NULL, 0);
 		}
 	} else {
-		tep_route_del(&tep.rib, vrf, a->family, a->a, host, NULL, 0);
+		tep_route_del(&tep_rib, vrf, a->family, a->a, host, NULL, 0);
 		if (a->len < host)
-			tep_route_del(&tep.rib, vrf, a->family, pfx, a->len,
+			tep_route_del(&tep_rib, vrf, a->family, pfx, a->len,
 				      NULL, 0);
 	}
 	if (ret == 0 && vrf == TEP_VRF_DEFAULT)
@@ -83,7 +86,7 @@ cmd_addr(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 	pi = port_arg(argv[2], err);
 	if (pi < 0)
 		return ENODEV;
-	p = &tep.port[pi];
+	p = &tep_ports[pi];
 	if (refuse_host_port(p, err) != 0)
 		return EPERM;
 	a.family = (uint8_t)family;

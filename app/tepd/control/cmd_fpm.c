@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "fpm.h"
 
 int
 cmd_fpm_show(struct tep_ctl_ctx *ctx, int argc, char **argv,

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "neigh.h"
+#include "port.h"
 
 static int
 cmd_neigh(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
@@ -73,7 +76,7 @@ cmd_neigh_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	(void)err;
 	tep_out_open_array(o, "neighbours");
 	for (i = 0; i < TEP_NEIGH_MAX; i++) {
-		const struct tep_neigh *n = &tep.neigh[i];
+		const struct tep_neigh *n = &tep_neighs[i];
 		char a[INET6_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 		struct rte_ether_addr e;
 
@@ -84,7 +87,7 @@ cmd_neigh_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		tep_out_open_object(o, NULL);
 		tep_out_str(o, "address", "%s",
 			    ip_str(n->key.family, n->key.ip, a, sizeof(a)));
-		tep_out_str(o, "dev", " dev %s", tep.port[n->key.port].name);
+		tep_out_str(o, "dev", " dev %s", tep_ports[n->key.port].name);
 		tep_out_str(o, "lladdr", n->mac ? " lladdr %s" : NULL, mac);
 		tep_out_str(o, "state", " %s", n->is_static ? "permanent" :
 			    n->mac ? "reachable" : "incomplete");

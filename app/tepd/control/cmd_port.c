@@ -18,6 +18,11 @@
 #include <rte_ethdev.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "neigh.h"
+#include "port.h"
+#include "stats.h"
+#include "vrfhost.h"
 
 static const char *const role_names[] = {
 	[TEP_ROLE_NONE] = "none",
@@ -37,7 +42,7 @@ out_port(struct tep_out *o, const struct tep_port *p)
 	tep_out_str(o, "name", "%s", p->name);
 	tep_out_str(o, "driver", " driver %s", p->driver);
 	tep_out_str(o, "role", " role %s", role_names[p->role]);
-	tep_out_str(o, "vrf", " vrf %s", tep.rib.vrf[p->vrf]->name);
+	tep_out_str(o, "vrf", " vrf %s", tep_rib.vrf[p->vrf]->name);
 	tep_out_str(o, "mac", " mac %s", mac);
 	tep_out_u64(o, "mtu", " mtu %" PRIu64, p->mtu);
 	tep_out_str(o, "state", " %s", p->up ? "up" : "down");
@@ -104,9 +109,9 @@ out_ports(struct tep_out *o,
 	uint16_t i;
 
 	tep_out_open_array(o, "ports");
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present)
-			out(o, &tep.port[i]);
+	for (i = 0; i < tep_nb_ports; i++)
+		if (tep_ports[i].present)
+			out(o, &tep_ports[i]);
 	tep_out_close_array(o);
 	return 0;
 }
@@ -133,10 +138,10 @@ cmd_port_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (p < 0)
 		return ENODEV;
 	tep_out_open_array(o, "ports");
-	out_port(o, &tep.port[p]);
+	out_port(o, &tep_ports[p]);
 	tep_out_close_array(o);
 	tep_out_open_array(o, "offloads");
-	out_offload(o, &tep.port[p]);
+	out_offload(o, &tep_ports[p]);
 	tep_out_close_array(o);
 	return 0;
 }
@@ -170,7 +175,7 @@ cmd_port_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	(void)o;
 	if (pi < 0)
 		return ENODEV;
-	p = &tep.port[pi];
+	p = &tep_ports[pi];
 	if (strcmp(what, "role") == 0 && argc == 3) {
 		int r;
 
@@ -185,7 +190,7 @@ cmd_port_set(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		if (r == TEP_ROLE_UNDERLAY && p->vrf != TEP_VRF_DEFAULT)
 			return ERR(EINVAL, "an underlay port must be in vrf "
 				   "default (it is in \"%s\")",
-				   tep.rib.vrf[p->vrf]->name);
+				   tep_rib.vrf[p->vrf]->name);
 		__atomic_store_n(&p->role, (uint8_t)r, __ATOMIC_RELEASE);
 		tep_underlay_changed();
 		return 0;
@@ -270,7 +275,7 @@ cmd_port_bind(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	v = vrf_arg(argv[2], err);
 	if (v < 0)
 		return ENOENT;
-	port = &tep.port[p];
+	port = &tep_ports[p];
 	if (refuse_host_port(port, err) != 0)
 		return EPERM;
 	if (port->role == TEP_ROLE_UNDERLAY && v != TEP_VRF_DEFAULT)

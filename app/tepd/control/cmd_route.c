@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "port.h"
+#include "tunnel.h"
 
 static int
 cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
@@ -70,7 +73,7 @@ cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 		}
 	}
 	if (!add) {
-		ret = tep_route_del(&tep.rib, (uint16_t)vrf, family, a, depth,
+		ret = tep_route_del(&tep_rib, (uint16_t)vrf, family, a, depth,
 				    e, sizeof(e));
 		goto done;
 	}
@@ -81,27 +84,27 @@ cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
 		if (dev < 0) {
 			/* The gateway must be on a connected network. */
 			uint8_t p[16], d;
-			uint32_t idx = tep_route_get(&tep.rib, (uint16_t)vrf,
+			uint32_t idx = tep_route_get(&tep_rib, (uint16_t)vrf,
 						     gw_family, nh.gw, p, &d);
 
 			if (idx == TEP_NH_NONE ||
-			    tep.rib.nh[idx].type != TEP_NHT_CONNECTED)
+			    tep_rib.nh[idx].type != TEP_NHT_CONNECTED)
 				return ERR(ENETUNREACH, "gateway %s is not on "
 					   "a connected network of vrf \"%s\": "
 					   "add an address or give dev",
-					   gw_str, tep.rib.vrf[vrf]->name);
-			dev = tep.rib.nh[idx].port;
+					   gw_str, tep_rib.vrf[vrf]->name);
+			dev = tep_rib.nh[idx].port;
 		}
-		if (tep.port[dev].vrf != vrf)
+		if (tep_ports[dev].vrf != vrf)
 			return ERR(EINVAL, "port %s is in vrf \"%s\", not "
-				   "\"%s\"", tep.port[dev].name,
-				   tep.rib.vrf[tep.port[dev].vrf]->name,
-				   tep.rib.vrf[vrf]->name);
+				   "\"%s\"", tep_ports[dev].name,
+				   tep_rib.vrf[tep_ports[dev].vrf]->name,
+				   tep_rib.vrf[vrf]->name);
 		nh.port = (uint16_t)dev;
 	}
 	/* A route in one VRF may point into a tunnel bound to another: the
 	 * tunnel's VRF is only where its decapsulated packets are routed. */
-	ret = tep_route_add(&tep.rib, (uint16_t)vrf, family, a, depth, &nh, e,
+	ret = tep_route_add(&tep_rib, (uint16_t)vrf, family, a, depth, &nh, e,
 			    sizeof(e));
 done:
 	if (ret != 0)
@@ -134,20 +137,20 @@ out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
 	case TEP_NHT_GW:
 		tep_out_str(o, "via", " via %s", ip_str(tep_nh_gw_family(nh),
 							nh->gw, g, sizeof(g)));
-		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
+		tep_out_str(o, "dev", " dev %s", tep_ports[nh->port].name);
 		break;
 	case TEP_NHT_CONNECTED:
-		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
+		tep_out_str(o, "dev", " dev %s", tep_ports[nh->port].name);
 		tep_out_str(o, "scope", " scope %s", "link");
 		break;
 	case TEP_NHT_LOCAL:
 		tep_out_str(o, "type", " %s", "local");
-		tep_out_str(o, "dev", " dev %s", tep.port[nh->port].name);
+		tep_out_str(o, "dev", " dev %s", tep_ports[nh->port].name);
 		break;
 	case TEP_NHT_TUNNEL:
 		tep_out_str(o, "tunnel", " tunnel %s",
-			    tep.tunnel[nh->tunnel] ?
-			    tep.tunnel[nh->tunnel]->name : "?");
+			    tep_tunnels[nh->tunnel] ?
+			    tep_tunnels[nh->tunnel]->name : "?");
 		break;
 	case TEP_NHT_BLACKHOLE:
 		tep_out_str(o, "type", " %s", "blackhole");
@@ -234,7 +237,7 @@ route_show_piece(struct route_listing *l, struct tep_out *o, uint64_t max)
 	tep_out_open_array(o, "routes");
 	l->rw.o = o;
 	while (max > 0 && l->family != 0) {
-		got = tep_route_walk_next(&tep.rib, l->vrf, l->family, &l->cur,
+		got = tep_route_walk_next(&tep_rib, l->vrf, l->family, &l->cur,
 					  max, l->within ? out_route_within :
 					  out_route, l->within ?
 					  (void *)&l->rw : (void *)o);
@@ -255,8 +258,8 @@ route_show_tick(struct tep_ctl_ctx *ctx, void *arg, struct tep_out *o,
 	struct route_listing *l = arg;
 
 	(void)ctx;
-	if (tep.rib.vrf[l->vrf] != l->v ||
-	    strcmp(tep.rib.vrf[l->vrf]->name, l->name) != 0)
+	if (tep_rib.vrf[l->vrf] != l->v ||
+	    strcmp(tep_rib.vrf[l->vrf]->name, l->name) != 0)
 		return ERR(ENOENT, "vrf \"%s\" was deleted during the listing",
 			   l->name);
 	return route_show_piece(l, o, ROUTE_SHOW_PIECE) ?
@@ -290,7 +293,7 @@ cmd_route_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 		return ERR(EINVAL, "route show [vrf NAME] [PREFIX]");
 	}
 	l->vrf = (uint16_t)vrf;
-	l->v = tep.rib.vrf[vrf];
+	l->v = tep_rib.vrf[vrf];
 	snprintf(l->name, sizeof(l->name), "%s", l->v->name);
 	l->within = i < argc;
 	l->family = l->within ? l->rw.family : 4;
@@ -328,14 +331,14 @@ cmd_route_get(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	} else if (argc != 1) {
 		return ERR(EINVAL, "route get ADDR [vrf NAME]");
 	}
-	idx = tep_route_get(&tep.rib, (uint16_t)vrf, family, a, pfx, &depth);
+	idx = tep_route_get(&tep_rib, (uint16_t)vrf, family, a, pfx, &depth);
 	if (idx == TEP_NH_NONE)
 		return ERR(ENETUNREACH, "%s: no route in vrf \"%s\"", argv[0],
-			   tep.rib.vrf[vrf]->name);
+			   tep_rib.vrf[vrf]->name);
 	tep_out_str(o, "address", "%s", argv[0]);
-	tep_out_str(o, "vrf", " vrf %s: ", tep.rib.vrf[vrf]->name);
+	tep_out_str(o, "vrf", " vrf %s: ", tep_rib.vrf[vrf]->name);
 	tep_out_open_array(o, "routes");
-	out_route(o, family, pfx, depth, &tep.rib.nh[idx]);
+	out_route(o, family, pfx, depth, &tep_rib.nh[idx]);
 	tep_out_close_array(o);
 	return 0;
 }

@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "fpm.h"
+#include "port.h"
+#include "stats.h"
+#include "tunnel.h"
 
 static void
 out_drops(struct tep_out *o, const uint64_t *drop)
@@ -59,7 +64,7 @@ stats_port(struct tep_out *o, uint16_t id)
 
 	tep_cnt_sum_port(id, &c);
 	tep_out_open_object(o, NULL);
-	tep_out_str(o, "port", "port %s:", tep.port[id].name);
+	tep_out_str(o, "port", "port %s:", tep_ports[id].name);
 	tep_out_u64(o, "rx", " rx %" PRIu64, c.rx);
 	tep_out_u64(o, "tx", " tx %" PRIu64, c.tx);
 	tep_out_u64(o, "rx_bytes", " rx_bytes %" PRIu64, c.rx_bytes);
@@ -87,7 +92,7 @@ stats_vrf(struct tep_out *o, uint16_t id)
 
 	tep_cnt_sum_vrf(id, &c);
 	tep_out_open_object(o, NULL);
-	tep_out_str(o, "vrf", "vrf %s:", tep.rib.vrf[id]->name);
+	tep_out_str(o, "vrf", "vrf %s:", tep_rib.vrf[id]->name);
 	tep_out_u64(o, "routed", " routed %" PRIu64, c.routed);
 	tep_out_newline(o);
 	out_drops(o, c.drop);
@@ -101,7 +106,7 @@ stats_tunnel(struct tep_out *o, uint32_t id)
 
 	tep_cnt_sum_tun(id, &c);
 	tep_out_open_object(o, NULL);
-	tep_out_str(o, "tunnel", "tunnel %s:", tep.tunnel[id]->name);
+	tep_out_str(o, "tunnel", "tunnel %s:", tep_tunnels[id]->name);
 	tep_out_u64(o, "encap", " encap %" PRIu64, c.encap);
 	tep_out_u64(o, "decap", " decap %" PRIu64, c.decap);
 	tep_out_u64(o, "encap_bytes", " encap_bytes %" PRIu64, c.encap_bytes);
@@ -179,19 +184,19 @@ stats_write(struct tep_out *o, int argc, char **argv, struct tep_err *err)
 	if (argc != 0)
 		return ERR(EINVAL, "stats [port P | vrf NAME | tunnel NAME]");
 	tep_out_open_array(o, "ports");
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present)
+	for (i = 0; i < tep_nb_ports; i++)
+		if (tep_ports[i].present)
 			stats_port(o, (uint16_t)i);
 	tep_out_close_array(o);
 	stats_control(o);
 	tep_out_open_array(o, "vrfs");
 	for (i = 0; i < TEP_VRF_MAX; i++)
-		if (tep.rib.vrf[i] != NULL)
+		if (tep_rib.vrf[i] != NULL)
 			stats_vrf(o, (uint16_t)i);
 	tep_out_close_array(o);
 	tep_out_open_array(o, "tunnels");
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		if (tep.tunnel[i] != NULL)
+		if (tep_tunnels[i] != NULL)
 			stats_tunnel(o, (uint32_t)i);
 	tep_out_close_array(o);
 	if (tep.stats_cycles)

@@ -17,6 +17,7 @@
 
 #include "cmds.h"
 #include "tunnel.h"
+#include "args.h"
 
 static int
 tun_type(const char *s)
@@ -236,7 +237,7 @@ out_tunnel(struct tep_out *o, const struct tep_tunnel *t)
 		tep_out_u64(o, "key", " key %" PRIu64, t->p.vni);
 	if (t->dport)
 		tep_out_u64(o, "dstport", " dstport %" PRIu64, t->dport);
-	tep_out_str(o, "vrf", " vrf %s", tep.rib.vrf[t->vrf]->name);
+	tep_out_str(o, "vrf", " vrf %s", tep_rib.vrf[t->vrf]->name);
 	tep_out_str(o, "csum", " csum %s", tep_csum_mode_name(t->csum_asked));
 	if (t->csum_asked != t->p.csum)
 		tep_out_str(o, "csum_done_by", " (done by %s: outer UDP offload "
@@ -271,8 +272,8 @@ cmd_tunnel_show(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	}
 	tep_out_open_array(o, "tunnels");
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		if (tep.tunnel[i] != NULL && (id < 0 || id == i))
-			out_tunnel(o, tep.tunnel[i]);
+		if (tep_tunnels[i] != NULL && (id < 0 || id == i))
+			out_tunnel(o, tep_tunnels[i]);
 	tep_out_close_array(o);
 	return 0;
 }

@@ -15,6 +15,10 @@
 #include <sys/types.h>
 
 #include "cmds.h"
+#include "args.h"
+#include "port.h"
+#include "tunnel.h"
+#include "vrfhost.h"
 
 int
 cmd_vrf_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
@@ -34,14 +38,14 @@ cmd_vrf_add(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	} else if (argc != 1) {
 		return ERR(EINVAL, "expected: vrf add NAME [table ID]");
 	}
-	ret = tep_vrf_add(&tep.rib, argv[0], table, e, sizeof(e));
+	ret = tep_vrf_add(&tep_rib, argv[0], table, e, sizeof(e));
 	if (ret != 0)
 		return ERR(ret, "%s", e);
 	/* All or nothing: a VRF whose host side cannot be made is not
 	 * added. */
-	v = tep_vrf_find(&tep.rib, argv[0]);
+	v = tep_vrf_find(&tep_rib, argv[0]);
 	if (tep_vrfhost_create((uint16_t)v, e, sizeof(e)) != 0) {
-		tep_vrf_del(&tep.rib, (uint16_t)v, NULL, 0);
+		tep_vrf_del(&tep_rib, (uint16_t)v, NULL, 0);
 		return ERR(EIO, "%s", e);
 	}
 	return 0;
@@ -61,8 +65,8 @@ vrf_tasks_refuse(uint16_t v, const char *what, struct tep_err *err)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
 					i ? " " : "", pids[i]);
 	return ERR(EBUSY, "vrf \"%s\" has %d task(s) inside (pid %s%s): %s; "
-		   "see: vrf pids %s", tep.rib.vrf[v]->name, n, list,
-		   n > 4 ? " ..." : "", what, tep.rib.vrf[v]->name);
+		   "see: vrf pids %s", tep_rib.vrf[v]->name, n, list,
+		   n > 4 ? " ..." : "", what, tep_rib.vrf[v]->name);
 }
 
 int
@@ -78,11 +82,11 @@ cmd_vrf_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	(void)o;
 	if (v < 0)
 		return ENOENT;
-	for (i = 0; i < tep.nb_ports; i++)
-		nport += tep.port[i].present && !tep.port[i].vrf_host &&
-			 tep.port[i].vrf == v;
+	for (i = 0; i < tep_nb_ports; i++)
+		nport += tep_ports[i].present && !tep_ports[i].vrf_host &&
+			 tep_ports[i].vrf == v;
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		ntun += tep.tunnel[i] != NULL && tep.tunnel[i]->vrf == v;
+		ntun += tep_tunnels[i] != NULL && tep_tunnels[i]->vrf == v;
 	if (v != TEP_VRF_DEFAULT && (nport || ntun))
 		return ERR(EBUSY, "vrf \"%s\" has %d port(s) and %d tunnel(s) "
 			   "bound: rebind or delete them first", argv[0],
@@ -91,7 +95,7 @@ cmd_vrf_del(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (ret != 0)
 		return ret;
 	tep_vrfhost_destroy((uint16_t)v);
-	ret = tep_vrf_del(&tep.rib, (uint16_t)v, e, sizeof(e));
+	ret = tep_vrf_del(&tep_rib, (uint16_t)v, e, sizeof(e));
 	return ret ? ERR(ret, "%s", e) : 0;
 }
 
@@ -107,7 +111,7 @@ cmd_vrf_list(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	(void)err;
 	tep_out_open_array(o, "vrfs");
 	for (i = 0; i < TEP_VRF_MAX; i++) {
-		const struct tep_vrf *v = tep.rib.vrf[i];
+		const struct tep_vrf *v = tep_rib.vrf[i];
 
 		if (v == NULL)
 			continue;
@@ -174,7 +178,7 @@ cmd_vrf_exec(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	if (cur >= 0 && cur != v)
 		return ERR(EPERM, "this task is in vrf \"%s\" already: a "
 			   "task's VRF cannot change (start it from outside "
-			   "any VRF)", tep.rib.vrf[cur]->name);
+			   "any VRF)", tep_rib.vrf[cur]->name);
 	/* Our descriptor, not the name under /run/netns: the bind mount
 	 * may live in a mount namespace of tepd's own (systemd
 	 * PrivateTmp, ip netns exec), and a descriptor cannot be swapped

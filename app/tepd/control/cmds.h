@@ -5,9 +5,9 @@
 #define TEPD_CMDS_H
 
 /*
- * Inside app/tepd only: what the command files share. The table in cmds.c
- * names every command and its handler; an object's handlers are in
- * cmd_OBJECT.c.
+ * Inside app/tepd/control only: what the command files share. The table in
+ * table.c names every command and its handler; an object's handlers are in
+ * cmd_OBJECT.c; the argument parsers in args.h.
  */
 
 #include <stdbool.h>
@@ -19,25 +19,11 @@
 #include "tep_ctl_cmd.h"
 #include "tepd.h"
 
+#include "args.h"
+#include "port.h"
+
 /* In a handler (its struct tep_err is err): set the error, return code. */
 #define ERR(code, ...) tep_err_set(err, code, __VA_ARGS__)
-
-/* ---- cmds.c: arguments -------------------------------------------------- */
-
-/* An address: family 4 or 6 in *family, network-order bytes in a. */
-int parse_ip(const char *s, int *family, uint8_t *a);
-/* "A/L", or "A" (a host route) unless need_len. */
-int parse_prefix(const char *s, int *family, uint8_t *a, uint8_t *len,
-		 bool need_len);
-/* 0 to max: decimal, 0x hex or 0 octal, no sign. */
-int parse_u32(const char *s, uint32_t max, uint32_t *v);
-int parse_mac(const char *s, struct rte_ether_addr *m);
-const char *ip_str(int family, const uint8_t *a, char *buf, size_t len);
-/* A port or VRF by name, or -1 with err set (ENODEV, ENOENT). */
-int port_arg(const char *s, struct tep_err *err);
-int vrf_arg(const char *s, struct tep_err *err);
-/* EPERM with err set if p is a VRF's host port, else 0. */
-int refuse_host_port(const struct tep_port *p, struct tep_err *err);
 
 /* ---- cmd_addr.c --------------------------------------------------------- */
 
@@ -71,5 +57,8 @@ tep_cmd_handler cmd_stats, cmd_stats_clear, cmd_stats_watch;
 /* cmd_fpm.c */
 tep_cmd_handler cmd_fpm_show, cmd_fpm_set, cmd_evpn_local, cmd_evpn_vrf,
 	cmd_evpn_show;
+
+/* table.c: the table the control socket and the config file run */
+struct tep_ctl_table *tep_cmds_table(void);
 
 #endif /* TEPD_CMDS_H */

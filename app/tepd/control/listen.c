@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "tepd.h"
+#include "args.h"
 
 /* "[ADDR]:PORT", "ADDR:PORT", ":PORT", "PORT"; ADDR IPv4 or [IPv6].
  * Shared with the FPM listener (fpm.c). */

@@ -36,6 +36,10 @@
 #include "tep_bytes.h"
 #include "tep_csum.h"
 #include "tepd.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
+#include "tunnel.h"
 
 struct txbuf {
 	uint16_t n;
@@ -233,7 +237,7 @@ l2_for_us(const uint8_t *eth, uint64_t own)
 static inline bool
 dp_keeps_ttl(uint16_t rx_port, const struct tep_port *out)
 {
-	return tep.port[rx_port].vrf_host || (out != NULL && out->vrf_host);
+	return tep_ports[rx_port].vrf_host || (out != NULL && out->vrf_host);
 }
 
 /* Decrement TTL / hop limit; false when it expired (packet punted). */
@@ -317,5 +321,15 @@ void dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		const uint8_t *ip, int family, uint32_t mtu);
 void dp_gso_dispatch(struct worker *w, struct rte_mbuf *m,
 		     const struct tep_nh *nh, int family);
+
+/* worker.c: an lcore's poll loop (rte_eal_remote_launch's function). */
+int tep_worker_main(void *arg);
+
+/* gso.c: segment a TCP super-packet into out[] (fresh mbufs from mp, each
+ * with its checksum pending); number of segments, or -1 with *why set (m
+ * is left to the caller either way). */
+int tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
+		    struct rte_mbuf **out, uint16_t max, enum tep_reason *why);
+#define TEP_GSO_SEGS_MAX	256
 
 #endif /* TEPD_DATAPATH_H */

@@ -14,6 +14,7 @@
 #include "tep_csum_mbuf.h"
 #include "tep_rxcsum.h"
 #include "datapath.h"
+#include "tunnel.h"
 
 /*
  * The inner TCP/UDP datagram of d, when it is one that ends where the
@@ -167,7 +168,7 @@ tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
 	if (likely(e->gen == gen && e->t != NULL && e->key.type == type &&
 		   e->key.v6 == v6 && e->key.vni == vni &&
 		   ip_eq(e->key.remote, remote, v6 ? 6 : 4))) {
-		t = __atomic_load_n(&tep.tunnel[e->id], __ATOMIC_ACQUIRE);
+		t = __atomic_load_n(&tep_tunnels[e->id], __ATOMIC_ACQUIRE);
 		if (likely(t == e->t))
 			return t;
 	}
@@ -176,9 +177,9 @@ tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
 	k.v6 = v6;
 	k.vni = vni;
 	memcpy(k.remote, remote, v6 ? 16 : 4);
-	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) < 0)
+	if (rte_hash_lookup_data(tep_tun_hash, &k, &data) < 0)
 		return NULL;
-	t = __atomic_load_n(&tep.tunnel[(uintptr_t)data], __ATOMIC_ACQUIRE);
+	t = __atomic_load_n(&tep_tunnels[(uintptr_t)data], __ATOMIC_ACQUIRE);
 	if (t != NULL) {
 		e->key = k;
 		e->gen = gen;
@@ -226,7 +227,7 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 		return -1;
 	}
 	if (d.l4_proto == 17) {
-		type = tep.udp_tun_type[d.dport];
+		type = tep_udp_tun_type[d.dport];
 		switch (type) {
 		case TEP_TUN_VXLAN:
 			r = tep_parse_vxlan(buf, len, &d);

@@ -15,6 +15,12 @@
 #include "tep_chain.h"
 #include "tep_csum_mbuf.h"
 #include "datapath.h"
+#include "adj.h"
+#include "neigh.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
+#include "tunnel.h"
 
 /* Where a tunnel's packets leave: the underlay route and neighbour of its
  * remote, cached per worker until the control plane bumps the generation. */
@@ -31,7 +37,7 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 
 	if (e->gen == gen && e->dmac != 0)
 		return e;
-	v = __atomic_load_n(&tep.rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
+	v = __atomic_load_n(&tep_rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
 	if (!t->p.outer_v6) {
 		uint32_t ip = tep_rd32(t->p.dst);
 
@@ -44,14 +50,14 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 		rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6, __ATOMIC_ACQUIRE),
 				     ip6, &idx, 1);
 	}
-	nh = &tep.rib.nh[idx];
+	nh = &tep_rib.nh[idx];
 	if (idx == TEP_NH_NONE ||
 	    (nh->type != TEP_NHT_GW && nh->type != TEP_NHT_CONNECTED)) {
 		w->cnt->tun[t->id].drop[TEP_R_NO_ROUTE]++;
 		dp_drop(w, m, TEP_R_NO_ROUTE);
 		return NULL;
 	}
-	if (!tep.port[nh->port].up || tep.port[nh->port].role == TEP_ROLE_NONE) {
+	if (!tep_ports[nh->port].up || tep_ports[nh->port].role == TEP_ROLE_NONE) {
 		/* Not cached: checked again until the port comes back. */
 		e->dmac = 0;
 		w->cnt->tun[t->id].drop[TEP_R_PORT_DOWN]++;
@@ -159,7 +165,7 @@ tunnel_push(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *t,
 		dp_drop(w, m, TEP_R_ENCAP_FAILED);
 		return false;
 	}
-	set_macs(outer, e->dmac, &tep.port[e->port].mac);
+	set_macs(outer, e->dmac, &tep_ports[e->port].mac);
 	m->ol_flags = 0;
 	tl->pkts++;
 	tl->bytes += m->pkt_len;
@@ -361,7 +367,7 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	       const struct tep_nh *nh, int family)
 {
 	const struct tep_tunnel *t =
-		__atomic_load_n(&tep.tunnel[nh->tunnel], __ATOMIC_ACQUIRE);
+		__atomic_load_n(&tep_tunnels[nh->tunnel], __ATOMIC_ACQUIRE);
 	const struct tun_egress *e = NULL;
 	const struct tep_port *op = NULL;
 	struct rte_mbuf *keep[TEP_BURST];
@@ -393,7 +399,7 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 				e = tunnel_egress(w, t, pkts[i]);
 				if (e == NULL)
 					continue;
-				op = &tep.port[e->port];
+				op = &tep_ports[e->port];
 			}
 			/* One too big is handled in pass 2, in its place:
 			 * its fragments must not overtake the packets

@@ -9,6 +9,10 @@
  */
 
 #include "datapath.h"
+#include "adj.h"
+#include "neigh.h"
+#include "port.h"
+#include "punt.h"
 
 /*
  * A packet going out as it came (no tunnel) whose TCP/UDP checksum is
@@ -77,7 +81,7 @@ void
 dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 		 const struct tep_nh *nh, int family)
 {
-	const struct tep_port *op = &tep.port[nh->port];
+	const struct tep_port *op = &tep_ports[nh->port];
 	struct rte_mbuf *out[TEP_BURST];
 	uint64_t gw_mac = 0, ol_or = 0;
 	uint16_t nout = 0, i;
@@ -91,7 +95,7 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 	/* The gateway's adjacency (adj.c), through the next hop's index: a
 	 * gateway next hop is always one of the RIB's. */
 	if (gw)
-		gw_mac = tep_adj_mac((uint32_t)(nh - tep.rib.nh));
+		gw_mac = tep_adj_mac((uint32_t)(nh - tep_rib.nh));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);

@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 
 #include "tepd.h"
+#include "datapath.h"
 
 int
 tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,

@@ -14,6 +14,10 @@
 #include <rte_fib6.h>
 
 #include "datapath.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
+#include "vrfhost.h"
 
 /*
  * The VRF's addresses belong to the tasks in the VRF (vrfhost.c): a packet
@@ -23,7 +27,7 @@
 static bool
 host_deliver(struct worker *w, struct rte_mbuf *m, int family)
 {
-	uint16_t hp = __atomic_load_n(&tep.vrf_host_port[w->vrf],
+	uint16_t hp = __atomic_load_n(&tep_vrf_host_port[w->vrf],
 				      __ATOMIC_ACQUIRE);
 	struct tep_nh nh = { .type = TEP_NHT_CONNECTED };
 
@@ -39,7 +43,7 @@ dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	 uint64_t idx, int family, bool decapsulated, struct rte_mbuf **again,
 	 struct dp_meta *amd, uint16_t *nagain)
 {
-	const struct tep_nh *nh = &tep.rib.nh[idx];
+	const struct tep_nh *nh = &tep_rib.nh[idx];
 	int ret;
 
 	if (idx == TEP_NH_NONE) {
@@ -68,7 +72,7 @@ dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 		 * -H host side) and the rest are for the host side or the
 		 * echo responder, as on any port. */
 		if (!decapsulated &&
-		    tep.port[m->port].role == TEP_ROLE_UNDERLAY &&
+		    tep_ports[m->port].role == TEP_ROLE_UNDERLAY &&
 		    (l3->l4_proto == 17 || l3->l4_proto == 47)) {
 			ret = dp_decap(w, m, l3, &amd->vrf[*nagain],
 				       &amd->tun[*nagain]);
@@ -142,7 +146,7 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 		}
 		left = (uint16_t)(left - ng);
 		w->vrf = vrf;
-		v = __atomic_load_n(&tep.rib.vrf[vrf], __ATOMIC_ACQUIRE);
+		v = __atomic_load_n(&tep_rib.vrf[vrf], __ATOMIC_ACQUIRE);
 		if (v == NULL) {
 			for (i = 0; i < ng; i++)
 				dp_drop(w, grp[i], TEP_R_NO_ROUTE);
@@ -163,7 +167,7 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 		}
 		for (i = 0; i < ng; ) {
 			uint16_t j = (uint16_t)(i + 1);
-			const struct tep_nh *nh = &tep.rib.nh[nhs[i]];
+			const struct tep_nh *nh = &tep_rib.nh[nhs[i]];
 			bool run = nhs[i] != TEP_NH_NONE &&
 				   (nh->type == TEP_NHT_TUNNEL ||
 				    nh->type == TEP_NHT_GW ||

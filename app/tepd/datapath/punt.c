@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 
 #include "datapath.h"
+#include "punt.h"
 
 /*
  * What a punt is throttled by: an ARP or ND packet's sender, type and

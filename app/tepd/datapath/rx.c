@@ -14,6 +14,9 @@
 
 #include "tep_chain.h"
 #include "datapath.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
 
 #define RX_PREFETCH	4	/* packets ahead whose headers are prefetched */
 
@@ -186,7 +189,7 @@ uint16_t
 dp_rx_port(struct worker *w, uint16_t port)
 {
 	struct rte_mbuf *pkts[TEP_BURST];
-	const struct tep_port *p = &tep.port[port];
+	const struct tep_port *p = &tep_ports[port];
 	uint16_t n, i, k = 0;
 	struct dp_meta md;
 	uint64_t t0, rx_bytes = 0, csum_pending = 0;

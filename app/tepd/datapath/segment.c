@@ -13,6 +13,8 @@
 
 #include "tep_chain.h"
 #include "datapath.h"
+#include "punt.h"
+#include "stats.h"
 
 #define FRAGS_MAX	64	/* a 64 KB datagram in 1 KB pieces */
 

@@ -12,12 +12,16 @@
 #include <rte_ethdev.h>
 
 #include "datapath.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
+#include "tunnel.h"
 
 void
 dp_tx_flush(struct worker *w, uint16_t port)
 {
 	struct txbuf *b = &w->tx[port];
-	struct tep_port *p = &tep.port[port];
+	struct tep_port *p = &tep_ports[port];
 	struct tep_txprep_stats st = { 0 };
 	uint16_t n = b->n, ok, done = 0, sent, i;
 	uint64_t t0 = tep.stats_cycles ? rte_rdtsc() : 0, bytes = 0, req;
@@ -79,7 +83,7 @@ static void
 ctl_into_tunnel(struct worker *w, struct rte_mbuf *m, uint32_t id)
 {
 	const struct tep_tunnel *t = id < TEP_TUNNELS_MAX ?
-		__atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE) : NULL;
+		__atomic_load_n(&tep_tunnels[id], __ATOMIC_ACQUIRE) : NULL;
 
 	if (t == NULL) {
 		rte_pktmbuf_free(m);

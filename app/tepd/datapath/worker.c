@@ -16,6 +16,9 @@
 #include <rte_malloc.h>
 
 #include "datapath.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
 
 /*
  * TEPD_RX_BURST=N (1 to TEP_BURST): a test knob, not a tuning one. With 1
@@ -66,7 +69,7 @@ tep_worker_main(void *arg)
 	}
 	w->idx = idx;
 	w->rx_burst = rx_burst_size(idx);
-	w->cnt = tep.cnt[rte_lcore_id()];
+	w->cnt = tep_counters[rte_lcore_id()];
 	w->ip_id = (uint16_t)(rte_rdtsc() ^ (idx << 12));
 	w->src_tunnel = TEP_NO_TUNNEL;
 	/* Each worker polices its share of the punt rate. */
@@ -80,15 +83,15 @@ tep_worker_main(void *arg)
 
 	while (!__atomic_load_n(&tep.quit, __ATOMIC_RELAXED)) {
 		/* Ports may be added at run time: the control thread fills
-		 * tep.port[n] and then publishes nb_ports (release). */
-		uint16_t nb_ports = __atomic_load_n(&tep.nb_ports,
+		 * tep_ports[n] and then publishes nb_ports (release). */
+		uint16_t nb_ports = __atomic_load_n(&tep_nb_ports,
 						    __ATOMIC_ACQUIRE);
 		unsigned int got = 0;
 
 		for (port = 0; port < nb_ports; port++)
-			if (__atomic_load_n(&tep.port[port].polling,
+			if (__atomic_load_n(&tep_ports[port].polling,
 					    __ATOMIC_ACQUIRE) &&
-			    w->idx < tep.port[port].nb_rxq)
+			    w->idx < tep_ports[port].nb_rxq)
 				got += dp_rx_port(w, port);
 		/* Busy vs idle polls: how loaded the worker is (it polls
 		 * at 100 % CPU either way). */

@@ -33,16 +33,30 @@
 #include "tunnel.h"
 
 #include "fpm_priv.h"
+#include "fpm.h"
+#include "port.h"
+#include "vrfhost.h"
 
 struct evpn_state ev;
+
+/* Where a route that waited for its VTEP's router MAC goes once it has
+ * one: fpm_routes.c's route_add(), registered by fpm.c, so that the
+ * routes and EVPN do not call each other. */
+static void (*release_route)(const struct tep_fpm_route *rt, int vrf);
+
+void
+evpn_on_release(void (*add)(const struct tep_fpm_route *rt, int vrf))
+{
+	release_route = add;
+}
 
 /* ---- EVPN: routes into VXLAN tunnels ------------------------------------ */
 
 static uint32_t
 l3vni_of(uint16_t vrf)
 {
-	if (ev.l3vni[vrf] == 0 || tep.rib.vrf[vrf] == NULL ||
-	    strcmp(tep.rib.vrf[vrf]->name, ev.l3vni_vrf[vrf]) != 0)
+	if (ev.l3vni[vrf] == 0 || tep_rib.vrf[vrf] == NULL ||
+	    strcmp(tep_rib.vrf[vrf]->name, ev.l3vni_vrf[vrf]) != 0)
 		return 0;
 	return ev.l3vni[vrf];
 }
@@ -95,7 +109,7 @@ tunnel_find(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni)
 	int i;
 
 	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
-		const struct tep_tunnel *t = tep.tunnel[i];
+		const struct tep_tunnel *t = tep_tunnels[i];
 
 		if (ev.tun[i] && t != NULL && t->vrf == vrf &&
 		    t->p.vni == vni && t->p.outer_v6 == (fam == 6) &&
@@ -120,7 +134,7 @@ vtep_mac(uint16_t vrf, int fam, const uint8_t *vtep)
 	if (r != NULL)
 		return &r->mac;
 	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
-		const struct tep_tunnel *t = tep.tunnel[i];
+		const struct tep_tunnel *t = tep_tunnels[i];
 
 		if (ev.tun[i] && t != NULL && t->vrf == vrf &&
 		    t->p.outer_v6 == (fam == 6) &&
@@ -143,8 +157,8 @@ local_vtep(int fam, uint8_t *a)
 		memcpy(a, ev.local.a, 16);
 		return true;
 	}
-	for (i = 0; i < tep.nb_ports; i++) {
-		const struct tep_port *p = &tep.port[i];
+	for (i = 0; i < tep_nb_ports; i++) {
+		const struct tep_port *p = &tep_ports[i];
 
 		if (!p->present || p->role != TEP_ROLE_UNDERLAY)
 			continue;
@@ -163,8 +177,8 @@ tunnel_gc(uint32_t id)
 {
 	char e[256];
 
-	if (id >= TEP_TUNNELS_MAX || !ev.tun[id] || tep.tunnel[id] == NULL ||
-	    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id) != 0)
+	if (id >= TEP_TUNNELS_MAX || !ev.tun[id] || tep_tunnels[id] == NULL ||
+	    tep_nh_users(&tep_rib, TEP_NHT_TUNNEL, id) != 0)
 		return;
 	if (tep_tunnel_delete(id, e, sizeof(e)) == 0)
 		fpm.c.evpn_tunnels_deleted++;
@@ -205,7 +219,7 @@ tunnel_get(uint16_t vrf, int fam, const uint8_t *vtep, uint32_t vni,
 	}
 	inet_ntop(fam == 4 ? AF_INET : AF_INET6, vtep, rem, sizeof(rem));
 	if ((size_t)snprintf(s.name, sizeof(s.name), "evpn-%s-%s-%u",
-			     tep.rib.vrf[vrf]->name, rem, vni) >=
+			     tep_rib.vrf[vrf]->name, rem, vni) >=
 	    sizeof(s.name))
 		snprintf(s.name, sizeof(s.name), "evpn-%u", ++ev.seq);
 	s.type = TEP_TUN_VXLAN;
@@ -409,11 +423,11 @@ pending_release(uint16_t vrf, int fam, const uint8_t *vtep)
 		rt.nh[0].vni = p->vni;
 		rt.protocol = RTPROT_BGP_;	/* EVPN: bgpd's */
 		pending_drop(p);
-		if (tep.rib.vrf[p->vrf] == NULL)
+		if (tep_rib.vrf[p->vrf] == NULL)
 			continue;
 		/* installed with the generation it came with */
 		fpm.gen = p->gen;
-		route_add(&rt, p->vrf);
+		release_route(&rt, p->vrf);
 		fpm.gen = gen;
 	}
 }
@@ -522,7 +536,7 @@ mac_del(const struct tep_fpm_mac *m)
 }
 
 void
-tep_fpm_tunnel_gone(uint32_t id)
+evpn_tunnel_gone(uint32_t id)
 {
 	if (id < TEP_TUNNELS_MAX && ev.tun[id]) {
 		ev.tun[id] = false;
@@ -559,7 +573,7 @@ tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni,
 	for (i = 0; vni != 0 && i < TEP_VRF_MAX; i++) {
 		if (i != vrf && l3vni_of((uint16_t)i) == vni) {
 			snprintf(err, errlen, "vni %u is vrf \"%s\"'s", vni,
-				 tep.rib.vrf[i]->name);
+				 tep_rib.vrf[i]->name);
 			return EEXIST;
 		}
 	}
@@ -569,7 +583,7 @@ tep_fpm_evpn_vrf(uint16_t vrf, uint32_t vni,
 	if (vni != 0 && rmac != NULL)
 		ev.own_rmac[vrf] = *rmac;
 	snprintf(ev.l3vni_vrf[vrf], sizeof(ev.l3vni_vrf[vrf]), "%s",
-		 tep.rib.vrf[vrf]->name);
+		 tep_rib.vrf[vrf]->name);
 	return 0;
 }
 
@@ -591,7 +605,7 @@ tep_fpm_evpn_show(struct tep_out *o)
 		if (l3vni_of((uint16_t)i) == 0)
 			continue;
 		tep_out_open_object(o, NULL);
-		tep_out_str(o, "vrf", "vrf %s", tep.rib.vrf[i]->name);
+		tep_out_str(o, "vrf", "vrf %s", tep_rib.vrf[i]->name);
 		tep_out_u64(o, "vni", " vni %" PRIu64, ev.l3vni[i]);
 		if (!rte_is_zero_ether_addr(&ev.own_rmac[i])) {
 			rte_ether_format_addr(m, sizeof(m), &ev.own_rmac[i]);
@@ -613,21 +627,21 @@ tep_fpm_evpn_show(struct tep_out *o)
 			    r->fam == 4 ? AF_INET : AF_INET6, r->vtep, a,
 			    sizeof(a)));
 		tep_out_str(o, "mac", " rmac %s", m);
-		if (r->vrf != RMAC_ANY_VRF && tep.rib.vrf[r->vrf] != NULL)
+		if (r->vrf != RMAC_ANY_VRF && tep_rib.vrf[r->vrf] != NULL)
 			tep_out_str(o, "vrf", " vrf %s",
-				    tep.rib.vrf[r->vrf]->name);
+				    tep_rib.vrf[r->vrf]->name);
 		tep_out_newline(o);
 		tep_out_close_object(o);
 	}
 	tep_out_close_array(o);
 	tep_out_open_array(o, "tunnels");
 	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
-		if (!ev.tun[i] || tep.tunnel[i] == NULL)
+		if (!ev.tun[i] || tep_tunnels[i] == NULL)
 			continue;
 		tep_out_open_object(o, NULL);
-		tep_out_str(o, "name", "tunnel %s", tep.tunnel[i]->name);
+		tep_out_str(o, "name", "tunnel %s", tep_tunnels[i]->name);
 		tep_out_u64(o, "routes", " routes %" PRIu64,
-			    tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, i));
+			    tep_nh_users(&tep_rib, TEP_NHT_TUNNEL, i));
 		tep_out_newline(o);
 		tep_out_close_object(o);
 	}

@@ -73,6 +73,8 @@
 #include "tunnel.h"
 
 #include "fpm_priv.h"
+#include "args.h"
+#include "fpm.h"
 
 struct fpm_session fpm = { .lfd = -1, .cfd = -1, .quiet_ms = FPM_QUIET_MS,
 	  .hold_ms = FPM_HOLD_MS, .tunnels_max = FPM_TUNNELS_DEFAULT,
@@ -336,6 +338,8 @@ tep_fpm_start(const char *listen_arg, char *err, size_t errlen)
 			 "2620, 127.0.0.1:2620 or [::1]:2620", listen_arg);
 		return -1;
 	}
+	tep_tunnel_on_gone(evpn_tunnel_gone);
+	evpn_on_release(route_add);
 	fpm.buf = malloc(FPM_BUF);
 	if (fpm.buf == NULL) {
 		snprintf(err, errlen, "-P: out of memory");

@@ -22,6 +22,8 @@
 #include "tep_fpm.h"
 #include "tep_out.h"
 #include "tepd.h"
+#include "fpm.h"
+#include "port.h"
 
 
 /* a whole frame always fits behind a partial one */
@@ -194,6 +196,12 @@ enum sweep_what {
 extern struct rte_hash *pending_index;
 extern uint64_t pend_ctr;
 
+static inline int
+family_of(uint8_t af)
+{
+	return af == AF_INET ? 4 : 6;
+}
+
 /* fpm.c */
 uint64_t ms_to_tsc(uint32_t ms);
 
@@ -205,7 +213,6 @@ int door_set(const char *key, const char *value, char *err, size_t errlen);
 void door_show(struct tep_out *o);
 
 /* fpm_routes.c */
-int family_of(uint8_t af);
 int vrf_of_nlport(uint32_t pid);
 int vrf_of_route(const struct tep_fpm_msg *m);
 uint32_t fpm_nh_count(void);
@@ -225,5 +232,9 @@ struct pending *pending_find(uint16_t vrf, int family, const uint8_t *a,
 void pending_drop(struct pending *p);
 void mac_add(const struct tep_fpm_mac *m);
 void mac_del(const struct tep_fpm_mac *m);
+/* tunnel.c's tep_tunnel_on_gone(): a tunnel was deleted */
+void evpn_tunnel_gone(uint32_t id);
+/* What a pending route is given to when its router MAC arrives. */
+void evpn_on_release(void (*add)(const struct tep_fpm_route *rt, int vrf));
 
 #endif /* TEPD_FPM_PRIV_H */

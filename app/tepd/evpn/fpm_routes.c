@@ -33,6 +33,8 @@
 #include "tunnel.h"
 
 #include "fpm_priv.h"
+#include "fpm.h"
+#include "vrfhost.h"
 
 /* ---- routes ------------------------------------------------------------- */
 
@@ -46,7 +48,7 @@ vrf_of_table(uint32_t table)
 	if (table == 254 || table == 0)
 		return TEP_VRF_DEFAULT;
 	for (i = 0; i < TEP_VRF_MAX; i++)
-		if (tep.rib.vrf[i] != NULL && tep.rib.vrf[i]->table == table)
+		if (tep_rib.vrf[i] != NULL && tep_rib.vrf[i]->table == table)
 			return i;
 	return -1;
 }
@@ -115,8 +117,8 @@ vrf_of_nlport(uint32_t pid)
 		vrf = fpm.nlport[i].vrf;
 		if (fpm.nlport[i].pid != pid)
 			continue;
-		if (vrf < 0 || (tep.rib.vrf[vrf] != NULL &&
-				strcmp(tep.rib.vrf[vrf]->name,
+		if (vrf < 0 || (tep_rib.vrf[vrf] != NULL &&
+				strcmp(tep_rib.vrf[vrf]->name,
 				       fpm.nlport[i].name) == 0))
 			return vrf;
 		break;	/* that VRF was deleted: look again */
@@ -142,9 +144,9 @@ vrf_of_nlport(uint32_t pid)
 	fpm.nlport[i].pid = pid;
 	fpm.nlport[i].vrf = vrf;
 	snprintf(fpm.nlport[i].name, sizeof(fpm.nlport[i].name), "%s",
-		 vrf >= 0 ? tep.rib.vrf[vrf]->name : "");
+		 vrf >= 0 ? tep_rib.vrf[vrf]->name : "");
 	printf("tepd: fpm: netlink port id %u: vrf %s\n", pid,
-	       vrf >= 0 ? tep.rib.vrf[vrf]->name : "default");
+	       vrf >= 0 ? tep_rib.vrf[vrf]->name : "default");
 	return vrf;
 }
 
@@ -177,12 +179,6 @@ log_no_vrf(uint32_t table)
 		"that table (vrf add NAME table %u)\n", table, table);
 }
 
-int
-family_of(uint8_t af)
-{
-	return af == AF_INET ? 4 : 6;
-}
-
 static bool
 is_fpm(const struct tep_nh *nh)
 {
@@ -194,14 +190,14 @@ is_fpm(const struct tep_nh *nh)
 static bool
 del_if_fpm(uint16_t vrf, int family, const uint8_t *a, uint8_t depth)
 {
-	const struct tep_nh *cur = tep_route_exact(&tep.rib, vrf, family, a,
+	const struct tep_nh *cur = tep_route_exact(&tep_rib, vrf, family, a,
 						   depth);
 	struct tep_nh was;
 
 	if (!is_fpm(cur))
 		return false;
 	was = *cur;
-	if (tep_route_del(&tep.rib, vrf, family, a, depth, NULL, 0) != 0)
+	if (tep_route_del(&tep_rib, vrf, family, a, depth, NULL, 0) != 0)
 		return false;
 	if (vrf == TEP_VRF_DEFAULT)
 		tep_underlay_changed();
@@ -227,13 +223,13 @@ unicast_nh(const struct tep_fpm_route *rt, uint16_t vrf, struct tep_nh *nh)
 	if (n->gw_family == 0)
 		return &fpm.c.routes_no_gateway;
 	gf = family_of(n->gw_family);
-	idx = tep_route_get(&tep.rib, vrf, gf, n->gw, p, &d);
-	if (idx == TEP_NH_NONE || tep.rib.nh[idx].type != TEP_NHT_CONNECTED)
+	idx = tep_route_get(&tep_rib, vrf, gf, n->gw, p, &d);
+	if (idx == TEP_NH_NONE || tep_rib.nh[idx].type != TEP_NHT_CONNECTED)
 		return &fpm.c.routes_unresolved;
 	nh->type = TEP_NHT_GW;
 	nh->gw_v6 = gf == 6;
 	memcpy(nh->gw, n->gw, gf == 4 ? 4 : 16);
-	nh->port = tep.rib.nh[idx].port;
+	nh->port = tep_rib.nh[idx].port;
 	return NULL;
 }
 
@@ -263,8 +259,8 @@ fpm_nh_count(void)
 	uint32_t i, n = 0;
 
 	for (i = 1; i <= TEP_NH_MAX; i++)
-		if (tep.rib.nh_ref[i] != 0 &&
-		    tep.rib.nh[i].proto == TEP_PROTO_FPM)
+		if (tep_rib.nh_ref[i] != 0 &&
+		    tep_rib.nh[i].proto == TEP_PROTO_FPM)
 			n++;
 	return n;
 }
@@ -280,7 +276,7 @@ nh_within_cap(const struct tep_nh *nh)
 {
 	void *data;
 
-	if (rte_hash_lookup_data(tep.rib.nh_index, nh, &data) >= 0)
+	if (rte_hash_lookup_data(tep_rib.nh_index, nh, &data) >= 0)
 		return true;
 	if (ev.nh_bound >= fpm.nh_max)
 		ev.nh_bound = fpm_nh_count();
@@ -305,7 +301,7 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		return;
 	/* A configured route wins over zebra's: FPM never touches it.
 	 * Checked first, so that no tunnel is made or route held for it. */
-	cur = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+	cur = tep_route_exact(&tep_rib, (uint16_t)vrf, family, rt->prefix,
 			      rt->plen);
 	if (cur != NULL && !is_fpm(cur)) {
 		fpm.c.routes_static_kept++;
@@ -356,7 +352,7 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 			tunnel_gc(nh.tunnel);
 		return;
 	}
-	if (tep_route_replace(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+	if (tep_route_replace(&tep_rib, (uint16_t)vrf, family, rt->prefix,
 			      rt->plen, &nh, e, sizeof(e)) != 0) {
 		if (fpm.c.routes_failed++ == 0)
 			fprintf(stderr, "tepd: fpm: route not installed: %s "
@@ -385,7 +381,7 @@ route_del(const struct tep_fpm_route *rt, int vrf)
 		return;
 	pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
 				  rt->plen));
-	nh = tep_route_exact(&tep.rib, (uint16_t)vrf, family, rt->prefix,
+	nh = tep_route_exact(&tep_rib, (uint16_t)vrf, family, rt->prefix,
 			     rt->plen);
 	if (nh == NULL)
 		fpm.c.route_del_unknown++;
@@ -476,12 +472,12 @@ sweep(enum sweep_what what)
 	size_t i;
 
 	for (vrf = 0; vrf < TEP_VRF_MAX; vrf++) {
-		for (fam = 4; fam <= 6 && tep.rib.vrf[vrf] != NULL; fam += 2) {
+		for (fam = 4; fam <= 6 && tep_rib.vrf[vrf] != NULL; fam += 2) {
 			s.n = 0;
-			tep_route_walk(&tep.rib, (uint16_t)vrf, fam,
+			tep_route_walk(&tep_rib, (uint16_t)vrf, fam,
 				       collect_stale, &s);
 			for (i = 0; i < s.n; i++)
-				swept += tep_route_del(&tep.rib, (uint16_t)vrf,
+				swept += tep_route_del(&tep_rib, (uint16_t)vrf,
 						       fam, s.v[i].a,
 						       s.v[i].depth, NULL,
 						       0) == 0;

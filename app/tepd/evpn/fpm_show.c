@@ -31,6 +31,7 @@
 #include "tunnel.h"
 
 #include "fpm_priv.h"
+#include "fpm.h"
 
 /* ---- tepctl ------------------------------------------------------------- */
 

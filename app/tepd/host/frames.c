@@ -20,6 +20,9 @@
 #include "tepd.h"
 
 #include "frames.h"
+#include "port.h"
+#include "punt.h"
+#include "tunnel.h"
 
 #define ARP_HDR_LEN	28
 #define PROBE_INTERVAL_MS 1000
@@ -55,7 +58,7 @@ ctl_emit(uint8_t *f, struct rte_mbuf *m, uint16_t port, uint32_t tunnel)
 		tep_ctl_send(port, m);
 		return;
 	}
-	t = tep.tunnel[tunnel];
+	t = tep_tunnels[tunnel];
 	if (t == NULL) {
 		rte_pktmbuf_free(m);
 		return;
@@ -80,7 +83,7 @@ in_prefix(const uint8_t *a, const uint8_t *pfx, uint8_t len)
 bool
 tep_addr_is_ours(uint16_t port, int family, const uint8_t *ip)
 {
-	const struct tep_port *p = &tep.port[port];
+	const struct tep_port *p = &tep_ports[port];
 	int i;
 
 	for (i = 0; i < p->naddr; i++)
@@ -100,16 +103,16 @@ tep_addr_is_ours(uint16_t port, int family, const uint8_t *ip)
 bool
 answers_for(uint16_t port, int family, const uint8_t *ip)
 {
-	const struct tep_port *p = &tep.port[port];
+	const struct tep_port *p = &tep_ports[port];
 	uint16_t i;
 
 	if (tep_addr_is_ours(port, family, ip))
 		return true;
 	if (!p->vrf_host || p->vrf != TEP_VRF_DEFAULT)
 		return false;
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present && !tep.port[i].vrf_host &&
-		    tep.port[i].vrf == TEP_VRF_DEFAULT &&
+	for (i = 0; i < tep_nb_ports; i++)
+		if (tep_ports[i].present && !tep_ports[i].vrf_host &&
+		    tep_ports[i].vrf == TEP_VRF_DEFAULT &&
 		    tep_addr_is_ours(i, family, ip))
 			return false;
 	return true;
@@ -120,7 +123,7 @@ answers_for(uint16_t port, int family, const uint8_t *ip)
 const uint8_t *
 src_addr_for(uint16_t port, int family, const uint8_t *dst)
 {
-	const struct tep_port *p = &tep.port[port];
+	const struct tep_port *p = &tep_ports[port];
 	const uint8_t *first = NULL;
 	int i;
 
@@ -143,8 +146,8 @@ vrf_src_addr(uint16_t vrf, int family, const uint8_t *dst)
 	const uint8_t *a, *first = NULL;
 	uint16_t i;
 
-	for (i = 0; i < tep.nb_ports; i++) {
-		const struct tep_port *p = &tep.port[i];
+	for (i = 0; i < tep_nb_ports; i++) {
+		const struct tep_port *p = &tep_ports[i];
 
 		if (!p->present || p->vrf_host || p->vrf != vrf)
 			continue;
@@ -172,7 +175,7 @@ void
 eth_hdr(uint8_t *eth, const uint8_t *dst, uint16_t port, uint16_t type)
 {
 	memcpy(eth, dst, 6);
-	memcpy(eth + 6, tep.port[port].mac.addr_bytes, 6);
+	memcpy(eth + 6, tep_ports[port].mac.addr_bytes, 6);
 	tep_wr16(eth + 12, type);
 }
 
@@ -199,7 +202,7 @@ send_arp(uint16_t port, uint16_t op, const uint8_t *spa, const uint8_t *tha,
 	a[4] = 6;
 	a[5] = 4;
 	tep_wr16(a + 6, op);
-	memcpy(a + 8, tep.port[port].mac.addr_bytes, 6);
+	memcpy(a + 8, tep_ports[port].mac.addr_bytes, 6);
 	memcpy(a + 14, spa, 4);
 	memcpy(a + 18, tha, 6);
 	memcpy(a + 24, tpa, 4);
@@ -258,7 +261,7 @@ send_ns(uint16_t port, const uint8_t *target)
 	memcpy(body + 4, target, 16);
 	body[20] = 1;			/* source link-layer address option */
 	body[21] = 1;
-	memcpy(body + 22, tep.port[port].mac.addr_bytes, 6);
+	memcpy(body + 22, tep_ports[port].mac.addr_bytes, 6);
 	send_icmp6(port, TEP_NO_TUNNEL, mac, src, dst, 135, 0, body,
 		   sizeof(body), 255);
 }

@@ -27,6 +27,8 @@ void send_icmp6(uint16_t port, uint32_t tunnel, const uint8_t *eth_dst,
 		uint8_t hlim);
 void send_ns(uint16_t port, const uint8_t *target);
 
+/* Whether ip is one of port's addresses. */
+bool tep_addr_is_ours(uint16_t port, int family, const uint8_t *ip);
 /* Whether tepd answers ARP/ND for ip on port. */
 bool answers_for(uint16_t port, int family, const uint8_t *ip);
 /* tepd's address to send from to dst, out of port or in vrf; NULL if it

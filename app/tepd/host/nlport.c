@@ -27,6 +27,8 @@
 #include "tepd.h"
 
 #include "vrfhost_priv.h"
+#include "port.h"
+#include "vrfhost.h"
 
 /*
  * Where zebra's netlink port ids are: one snapshot of the route netlink
@@ -139,14 +141,14 @@ tep_vrfhost_nlports_refresh(void)
 	nlsnap.n = 0;
 	nlsnap.truncated = false;
 	for (v = 0; v < TEP_VRF_MAX; v++) {
-		nlsnap.read[v] = enabled && hosts[v].on && !hosts[v].own_ns;
+		nlsnap.read[v] = vh_enabled && vh_hosts[v].on && !vh_hosts[v].own_ns;
 		if (!nlsnap.read[v])
 			continue;
-		nlsnap.dev[v] = hosts[v].dev;
-		nlsnap.ino[v] = hosts[v].ino;
-		nlsnap_read_netns(hosts[v].netns_fd, hosts[v].nl_fd, v);
+		nlsnap.dev[v] = vh_hosts[v].dev;
+		nlsnap.ino[v] = vh_hosts[v].ino;
+		nlsnap_read_netns(vh_hosts[v].netns_fd, vh_hosts[v].nl_fd, v);
 	}
-	if (enabled)
+	if (vh_enabled)
 		nlsnap_read_netns(-1, -1, NLPORT_OWN_NS);
 	qsort(nlsnap.v, nlsnap.n, sizeof(*nlsnap.v), nlport_cmp);
 	if (nlsnap.truncated && !truncated)
@@ -163,8 +165,8 @@ nlsnap_current(const struct nlport_ent *e)
 
 	if (v == NLPORT_OWN_NS)
 		return true;
-	return nlsnap.read[v] && hosts[v].on && !hosts[v].own_ns &&
-	       hosts[v].dev == nlsnap.dev[v] && hosts[v].ino == nlsnap.ino[v];
+	return nlsnap.read[v] && vh_hosts[v].on && !vh_hosts[v].own_ns &&
+	       vh_hosts[v].dev == nlsnap.dev[v] && vh_hosts[v].ino == nlsnap.ino[v];
 }
 
 int
@@ -174,7 +176,7 @@ tep_vrfhost_vrf_of_nlport(uint32_t portid)
 	bool own = false;
 	int vrf = -3;
 
-	if (!enabled || portid == 0)
+	if (!vh_enabled || portid == 0)
 		return -1;	/* nothing to go by: the default VRF */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

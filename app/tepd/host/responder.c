@@ -23,6 +23,10 @@
 
 #include "frames.h"
 #include "neigh.h"
+#include "port.h"
+#include "punt.h"
+#include "stats.h"
+#include "tunnel.h"
 
 #define ARP_HDR_LEN	28
 #define PROBE_INTERVAL_MS 1000
@@ -48,7 +52,7 @@ on_arp(struct rte_mbuf *m)
 	for_us = answers_for(port, 4, a + 24);
 	/* RFC 826: update an existing entry from any ARP; create one only
 	 * when the packet is for us. */
-	if (for_us || neigh_lookup(port, 4, a + 14) != NULL)
+	if (for_us || tep_neigh_lookup(port, 4, a + 14) != NULL)
 		if (!rte_is_zero_ether_addr(&sha) &&
 		    !rte_is_multicast_ether_addr(&sha))
 			tep_neigh_set(port, 4, a + 14, &sha, false);
@@ -97,11 +101,11 @@ on_nd(struct rte_mbuf *m)
 		memcpy(body + 4, ic + 8, 16);
 		body[20] = 2;
 		body[21] = 1;
-		memcpy(body + 22, tep.port[port].mac.addr_bytes, 6);
+		memcpy(body + 22, tep_ports[port].mac.addr_bytes, 6);
 		send_icmp6(port, TEP_NO_TUNNEL, eth_dst, ic + 8, dst, 136, 0, body,
 			   sizeof(body), 255);
 	} else if (ic[0] == 136 && lladdr != NULL) {
-		if (neigh_lookup(port, 6, ic + 8) != NULL)
+		if (tep_neigh_lookup(port, 6, ic + 8) != NULL)
 			tep_neigh_set(port, 6, ic + 8, &ll, false);
 	}
 }
@@ -115,8 +119,8 @@ on_local(struct rte_mbuf *m)
 	struct tep_mbuf_priv *pv = tep_priv(m);
 	uint16_t port = m->port;
 
-	if (tep.port[port].role != TEP_ROLE_ACCESS &&
-	    tep.port[port].role != TEP_ROLE_UNDERLAY)
+	if (tep_ports[port].role != TEP_ROLE_ACCESS &&
+	    tep_ports[port].role != TEP_ROLE_UNDERLAY)
 		return false;
 	if (pv->family == 4) {
 		uint32_t ihl = (ip[0] & 0xfu) * 4, len = tep_rd16(ip + 2);
@@ -155,7 +159,7 @@ on_local(struct rte_mbuf *m)
 	}
 	/* Back to the sender's MAC, out of the port it came in on. */
 	memcpy(tmp, eth + 6, 6);
-	memcpy(eth + 6, tep.port[port].mac.addr_bytes, 6);
+	memcpy(eth + 6, tep_ports[port].mac.addr_bytes, 6);
 	memcpy(eth, tmp, 6);
 	m->ol_flags = 0;
 	tep_ctl_send(port, m);
@@ -236,9 +240,9 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 	/* A sender on an access port, or behind the tunnel the packet came
 	 * out of (the error goes back into that tunnel). */
 	if (tun != TEP_NO_TUNNEL) {
-		if (tun >= TEP_TUNNELS_MAX || tep.tunnel[tun] == NULL)
+		if (tun >= TEP_TUNNELS_MAX || tep_tunnels[tun] == NULL)
 			return;
-	} else if (tep.port[port].role != TEP_ROLE_ACCESS) {
+	} else if (tep_ports[port].role != TEP_ROLE_ACCESS) {
 		return;
 	}
 	if (icmp_error_forbidden(orig, pv->family) || !icmp_allowed(pv->vrf))
@@ -299,7 +303,7 @@ icmp_error(struct rte_mbuf *orig, bool too_big)
 static void
 punt_count(struct rte_mbuf *m, enum tep_reason r)
 {
-	struct tep_lcore_cnt *c = tep.cnt[rte_lcore_id()];
+	struct tep_lcore_cnt *c = tep_counters[rte_lcore_id()];
 
 	c->port[tep_cnt_port_of(m)].drop[r]++;
 	c->vrf[tep_priv(m)->vrf].drop[r]++;
@@ -335,7 +339,7 @@ again:
 			kept = on_local(m);
 			break;
 		case TEP_PUNT_RESOLVE:
-			kept = on_resolve(m);
+			kept = tep_neigh_hold(m);
 			break;
 		case TEP_PUNT_TTL:
 			icmp_error(m, false);

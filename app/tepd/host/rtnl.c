@@ -33,6 +33,8 @@
 #include "tepd.h"
 
 #include "vrfhost_priv.h"
+#include "port.h"
+#include "vrfhost.h"
 
 
 /* ---- rtnetlink, just enough for addresses and routes --------------------- */
@@ -181,7 +183,7 @@ nl_default_route(struct vrfhost *h, int family, uint32_t table)
 	 * the link (fe80::/64 is on every IPv6 link anyway). */
 	if (family == 4)
 		q.r.rtm_flags = RTNH_F_ONLINK;
-	nl_attr(&q, RTA_GATEWAY, family == 4 ? gw4 : gw6,
+	nl_attr(&q, RTA_GATEWAY, family == 4 ? vh_gw4 : vh_gw6,
 		family == 4 ? 4 : 16);
 	nl_attr(&q, RTA_OIF, &oif, sizeof(oif));
 	nl_attr(&q, RTA_TABLE, &table, sizeof(table));
@@ -294,7 +296,7 @@ nl_vxlan_vni(struct vrfhost *h, int ifindex, uint32_t *vni)
 int
 tep_vrfhost_vxlan_vni(uint16_t vrf, int ifindex, uint32_t *vni)
 {
-	if (vrf >= TEP_VRF_MAX || !hosts[vrf].on || hosts[vrf].nl_fd < 0)
+	if (vrf >= TEP_VRF_MAX || !vh_hosts[vrf].on || vh_hosts[vrf].nl_fd < 0)
 		return -ENOENT;
-	return nl_vxlan_vni(&hosts[vrf], ifindex, vni);
+	return nl_vxlan_vni(&vh_hosts[vrf], ifindex, vni);
 }

@@ -27,6 +27,8 @@
 #include "tepd.h"
 
 #include "vrfhost_priv.h"
+#include "port.h"
+#include "vrfhost.h"
 
 /*
  * Host tasks in a VRF: the userspace counterpart of the l3mdev cgroup and
@@ -57,11 +59,12 @@
  * tunnel packet, and routes what it sends.
  */
 
-struct vrfhost hosts[TEP_VRF_MAX];
-bool enabled;
-const uint8_t gw4[4] = { 169, 254, 0, 1 };
-const uint8_t gw6[16] = { 0xfe, 0x80, [15] = 1 };
-char prefix[64];
+uint16_t tep_vrf_host_port[TEP_VRF_MAX];
+struct vrfhost vh_hosts[TEP_VRF_MAX];
+bool vh_enabled;
+const uint8_t vh_gw4[4] = { 169, 254, 0, 1 };
+const uint8_t vh_gw6[16] = { 0xfe, 0x80, [15] = 1 };
+char vh_prefix[64];
 
 /* ---- the namespace -------------------------------------------------------- */
 
@@ -226,6 +229,8 @@ netns_remove(struct vrfhost *h)
 
 /* ---- public --------------------------------------------------------------- */
 
+static void host_port_restarted(uint16_t vrf);
+
 int
 tep_vrfhost_init(bool enable, char *err, size_t errlen)
 {
@@ -233,7 +238,7 @@ tep_vrfhost_init(bool enable, char *err, size_t errlen)
 	int i;
 
 	for (i = 0; i < TEP_VRF_MAX; i++)
-		tep.vrf_host_port[i] = TEP_NO_PORT;
+		tep_vrf_host_port[i] = TEP_NO_PORT;
 	tep.host_netns_fd = open("/proc/thread-self/ns/net",
 				 O_RDONLY | O_CLOEXEC);
 	if (!enable)
@@ -248,18 +253,19 @@ tep_vrfhost_init(bool enable, char *err, size_t errlen)
 	rt = rte_eal_get_runtime_dir();
 	base = rt != NULL && strrchr(rt, '/') != NULL ? strrchr(rt, '/') + 1 :
 	       "rte";
-	snprintf(prefix, sizeof(prefix), "%s-",
+	snprintf(vh_prefix, sizeof(vh_prefix), "%s-",
 		 strcmp(base, "rte") == 0 ? "tepd" : base);
 	if (netns_dir_ready(err, errlen) != 0)
 		return -1;
-	enabled = true;
+	vh_enabled = true;
+	tep_port_on_host_restart(host_port_restarted);
 	return 0;
 }
 
 bool
 tep_vrfhost_enabled(void)
 {
-	return enabled;
+	return vh_enabled;
 }
 
 /* What goes into devargs, a path and an interface name. */
@@ -292,13 +298,13 @@ host_attach(struct vrfhost *h, uint16_t vrf, const char *name, uint16_t mtu,
 		snprintf(err, errlen, "%s host port: %s", what, e);
 		return -1;
 	}
-	p = &tep.port[pid];
+	p = &tep_ports[pid];
 	/* The gateway the kernel side routes to: ARP and ND answered, no
 	 * routes (they are not the VRF's addresses). */
 	p->addr[0] = (struct tep_addr){ .family = 4, .len = 32 };
-	memcpy(p->addr[0].a, gw4, 4);
+	memcpy(p->addr[0].a, vh_gw4, 4);
 	p->addr[1] = (struct tep_addr){ .family = 6, .len = 64 };
-	memcpy(p->addr[1].a, gw6, 16);
+	memcpy(p->addr[1].a, vh_gw6, 16);
 	p->naddr = 2;
 	h->port = pid;
 	ret = rte_eth_dev_info_get(pid, &info);
@@ -319,7 +325,7 @@ host_attach(struct vrfhost *h, uint16_t vrf, const char *name, uint16_t mtu,
 		return -1;
 	}
 	h->on = true;
-	__atomic_store_n(&tep.vrf_host_port[vrf], pid, __ATOMIC_RELEASE);
+	__atomic_store_n(&tep_vrf_host_port[vrf], pid, __ATOMIC_RELEASE);
 	tep_vrfhost_sync_addrs(vrf);
 	return 0;
 }
@@ -327,11 +333,11 @@ host_attach(struct vrfhost *h, uint16_t vrf, const char *name, uint16_t mtu,
 int
 tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 {
-	const struct tep_vrf *v = tep.rib.vrf[vrf];
-	struct vrfhost *h = &hosts[vrf];
+	const struct tep_vrf *v = tep_rib.vrf[vrf];
+	struct vrfhost *h = &vh_hosts[vrf];
 	char name[RTE_ETH_NAME_MAX_LEN], what[64];
 
-	if (!enabled || vrf == TEP_VRF_DEFAULT || v == NULL)
+	if (!vh_enabled || vrf == TEP_VRF_DEFAULT || v == NULL)
 		return 0;
 	if (!name_ok(v->name)) {
 		snprintf(err, errlen, "vrf \"%s\": with host ports (-N) a VRF "
@@ -340,7 +346,7 @@ tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 	}
 	memset(h, 0, sizeof(*h));
 	h->nl_fd = h->netns_fd = -1;
-	snprintf(h->path, sizeof(h->path), "%s/%s%s", NETNS_DIR, prefix,
+	snprintf(h->path, sizeof(h->path), "%s/%s%s", NETNS_DIR, vh_prefix,
 		 v->name);
 	if (strlen(v->name) + 4 < IF_NAMESIZE)
 		snprintf(h->ifname, sizeof(h->ifname), "vrf-%.11s", v->name);
@@ -361,7 +367,7 @@ tep_vrfhost_create(uint16_t vrf, char *err, size_t errlen)
 int
 tep_vrfhost_create_default(const char *ifname, char *err, size_t errlen)
 {
-	struct vrfhost *h = &hosts[TEP_VRF_DEFAULT];
+	struct vrfhost *h = &vh_hosts[TEP_VRF_DEFAULT];
 
 	if (!name_ok(ifname) || strlen(ifname) >= IF_NAMESIZE) {
 		snprintf(err, errlen, "-H \"%s\": an interface name of at most "
@@ -397,10 +403,10 @@ tep_vrfhost_create_default(const char *ifname, char *err, size_t errlen)
  * routes through a link that goes down (and its IPv6 addresses): put the
  * kernel side back as it was.
  */
-void
-tep_vrfhost_port_restarted(uint16_t vrf)
+static void
+host_port_restarted(uint16_t vrf)
 {
-	struct vrfhost *h = &hosts[vrf];
+	struct vrfhost *h = &vh_hosts[vrf];
 	int ret;
 
 	if (vrf >= TEP_VRF_MAX || !h->on)
@@ -416,12 +422,12 @@ tep_vrfhost_port_restarted(uint16_t vrf)
 void
 tep_vrfhost_destroy(uint16_t vrf)
 {
-	struct vrfhost *h = &hosts[vrf];
+	struct vrfhost *h = &vh_hosts[vrf];
 
 	if (!h->on)
 		return;
 	h->on = false;
-	__atomic_store_n(&tep.vrf_host_port[vrf], TEP_NO_PORT,
+	__atomic_store_n(&tep_vrf_host_port[vrf], TEP_NO_PORT,
 			 __ATOMIC_RELEASE);
 	tep_port_detach_host(h->port);	/* waits for the workers */
 	netns_remove(h);
@@ -458,15 +464,15 @@ addr_in(const struct tep_addr *set, int n, const struct tep_addr *a)
 void
 tep_vrfhost_sync_addrs(uint16_t vrf)
 {
-	struct vrfhost *h = &hosts[vrf];
+	struct vrfhost *h = &vh_hosts[vrf];
 	struct tep_addr want[HOST_ADDRS_MAX];
 	int nwant = 0, i, j, ret;
 	uint16_t pi;
 
 	if (vrf >= TEP_VRF_MAX || !h->on)
 		return;
-	for (pi = 0; pi < tep.nb_ports; pi++) {
-		const struct tep_port *p = &tep.port[pi];
+	for (pi = 0; pi < tep_nb_ports; pi++) {
+		const struct tep_port *p = &tep_ports[pi];
 
 		if (!p->present || p->vrf_host || p->vrf != vrf)
 			continue;
@@ -496,15 +502,15 @@ tep_vrfhost_sync_addrs(uint16_t vrf)
 const char *
 tep_vrfhost_netns(uint16_t vrf)
 {
-	return vrf < TEP_VRF_MAX && hosts[vrf].on && !hosts[vrf].own_ns ?
-	       hosts[vrf].path : NULL;
+	return vrf < TEP_VRF_MAX && vh_hosts[vrf].on && !vh_hosts[vrf].own_ns ?
+	       vh_hosts[vrf].path : NULL;
 }
 
 int
 tep_vrfhost_netns_fd(uint16_t vrf)
 {
-	return vrf < TEP_VRF_MAX && hosts[vrf].on && !hosts[vrf].own_ns ?
-	       hosts[vrf].netns_fd : -1;
+	return vrf < TEP_VRF_MAX && vh_hosts[vrf].on && !vh_hosts[vrf].own_ns ?
+	       vh_hosts[vrf].netns_fd : -1;
 }
 
 int
@@ -513,8 +519,8 @@ tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino)
 	int v;
 
 	for (v = 0; v < TEP_VRF_MAX; v++)
-		if (hosts[v].on && !hosts[v].own_ns && hosts[v].dev == dev &&
-		    hosts[v].ino == ino)
+		if (vh_hosts[v].on && !vh_hosts[v].own_ns && vh_hosts[v].dev == dev &&
+		    vh_hosts[v].ino == ino)
 			return v;
 	return -1;
 }
@@ -522,7 +528,7 @@ tep_vrfhost_vrf_of(uint64_t dev, uint64_t ino)
 int
 tep_vrfhost_pids(uint16_t vrf, int *pids, int max)
 {
-	const struct vrfhost *h = &hosts[vrf];
+	const struct vrfhost *h = &vh_hosts[vrf];
 	struct dirent *de;
 	char path[300];
 	struct stat st;

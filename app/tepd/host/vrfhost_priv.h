@@ -15,6 +15,7 @@
 #include <net/if.h>
 
 #include "tepd.h"
+#include "port.h"
 
 #define NETNS_DIR	"/run/netns"
 #define HOST_MTU	1400	/* fits any tunnel over an IPv6 underlay of 1500 */
@@ -50,11 +51,11 @@ struct vrfhost {
 
 
 /* vrfhost.c: per VRF id; whether -N is on; the namespaces' name prefix */
-extern struct vrfhost hosts[TEP_VRF_MAX];
-extern bool enabled;
-extern char prefix[64];
+extern struct vrfhost vh_hosts[TEP_VRF_MAX];
+extern bool vh_enabled;
+extern char vh_prefix[64];
 /* the address a VRF's host side routes to, for ARP and ND */
-extern const uint8_t gw4[4], gw6[16];
+extern const uint8_t vh_gw4[4], vh_gw6[16];
 
 /* rtnl.c */
 int nl_link_up(struct vrfhost *h, int ifindex);

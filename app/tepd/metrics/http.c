@@ -29,6 +29,8 @@
 #include "tepd.h"
 
 #include "metrics_priv.h"
+#include "args.h"
+#include "metrics.h"
 
 static const char *const content_type[FMT_MAX] = {
 	"text/plain; version=0.0.4; charset=utf-8",

@@ -24,6 +24,11 @@
 #include "tepd.h"
 
 #include "metrics_priv.h"
+#include "fpm.h"
+#include "metrics.h"
+#include "port.h"
+#include "stats.h"
+#include "tunnel.h"
 
 /*
  * GET /metrics (tepd -M [ADDR]:PORT): the counters in the Prometheus text
@@ -215,16 +220,16 @@ static const char *const role_name[] = {
 static const char *
 vrf_name(uint16_t id)
 {
-	return id < TEP_VRF_MAX && tep.rib.vrf[id] != NULL ?
-		tep.rib.vrf[id]->name : "";
+	return id < TEP_VRF_MAX && tep_rib.vrf[id] != NULL ?
+		tep_rib.vrf[id]->name : "";
 }
 
 #define PORTS(i) \
-	for ((i) = 0; (i) < tep.nb_ports; (i)++) if (tep.port[i].present)
+	for ((i) = 0; (i) < tep_nb_ports; (i)++) if (tep_ports[i].present)
 #define VRFS(i) \
-	for ((i) = 0; (i) < TEP_VRF_MAX; (i)++) if (tep.rib.vrf[i] != NULL)
+	for ((i) = 0; (i) < TEP_VRF_MAX; (i)++) if (tep_rib.vrf[i] != NULL)
 #define TUNNELS(i) \
-	for ((i) = 0; (i) < TEP_TUNNELS_MAX; (i)++) if (tep.tunnel[i] != NULL)
+	for ((i) = 0; (i) < TEP_TUNNELS_MAX; (i)++) if (tep_tunnels[i] != NULL)
 
 /* A per-port u64 counter family from a field of struct tep_cnt_port. */
 #define PORT_FAMILY(o, g, fname, field, help)				\
@@ -233,7 +238,7 @@ vrf_name(uint16_t id)
 		family((o), (fname), COUNTER, (help));			\
 		PORTS(_p)						\
 			sample((o), (g)->port[_p].field,		\
-			       "port", tep.port[_p].name);		\
+			       "port", tep_ports[_p].name);		\
 	} while (0)
 
 #define TUN_FAMILY(o, g, fname, field, help)				\
@@ -242,7 +247,7 @@ vrf_name(uint16_t id)
 		family((o), (fname), COUNTER, (help));			\
 		TUNNELS(_t)						\
 			sample((o), (g)->tun[_t].field,			\
-			       "tunnel", tep.tunnel[_t]->name);		\
+			       "tunnel", tep_tunnels[_t]->name);		\
 	} while (0)
 
 static void
@@ -253,25 +258,25 @@ render_ports(struct out *o, const struct gather *g)
 
 	family(o, "tepd_port", INFO, "A port: its driver, role and VRF.");
 	PORTS(p)
-		sample(o, 1, "port", tep.port[p].name,
-		       "driver", tep.port[p].driver,
-		       "role", role_name[tep.port[p].role],
-		       "vrf", vrf_name(tep.port[p].vrf));
+		sample(o, 1, "port", tep_ports[p].name,
+		       "driver", tep_ports[p].driver,
+		       "role", role_name[tep_ports[p].role],
+		       "vrf", vrf_name(tep_ports[p].vrf));
 	family(o, "tepd_port_admin_up", GAUGE,
 	       "1 if the port is administratively up (port set P up).");
 	PORTS(p)
-		sample(o, tep.port[p].up, "port", tep.port[p].name);
+		sample(o, tep_ports[p].up, "port", tep_ports[p].name);
 	family(o, "tepd_port_link_up", GAUGE, "1 if the port's link is up.");
 	PORTS(p) {
 		struct rte_eth_link link;
 
 		memset(&link, 0, sizeof(link));
 		rte_eth_link_get_nowait(p, &link);
-		sample(o, link.link_status, "port", tep.port[p].name);
+		sample(o, link.link_status, "port", tep_ports[p].name);
 	}
 	family(o, "tepd_port_mtu_bytes", GAUGE, "The port's MTU.");
 	PORTS(p)
-		sample(o, tep.port[p].mtu, "port", tep.port[p].name);
+		sample(o, tep_ports[p].mtu, "port", tep_ports[p].name);
 	PORT_FAMILY(o, g, "tepd_port_rx_packets", rx,
 		    "Packets received on the port.");
 	PORT_FAMILY(o, g, "tepd_port_rx_bytes", rx_bytes,
@@ -285,7 +290,7 @@ render_ports(struct out *o, const struct gather *g)
 	       "(docs/troubleshooting.md).");
 	PORTS(p)
 		for (r = 1; r < TEP_R_MAX; r++)
-			sample(o, g->port[p].drop[r], "port", tep.port[p].name,
+			sample(o, g->port[p].drop[r], "port", tep_ports[p].name,
 			       "reason", tep_reason_name((enum tep_reason)r));
 	family(o, "tepd_control_frame_drops", COUNTER,
 	       "Frames tepd built itself (ARP, ND, ICMP errors) dropped on "
@@ -298,9 +303,9 @@ render_ports(struct out *o, const struct gather *g)
 	       "Packets sent on the port whose inner checksum was completed, "
 	       "by who did it: the NIC or tepd in software.");
 	PORTS(p) {
-		sample(o, g->port[p].hw_csum, "port", tep.port[p].name,
+		sample(o, g->port[p].hw_csum, "port", tep_ports[p].name,
 		       "by", "nic");
-		sample(o, g->port[p].sw_csum, "port", tep.port[p].name,
+		sample(o, g->port[p].sw_csum, "port", tep_ports[p].name,
 		       "by", "software");
 	}
 	PORT_FAMILY(o, g, "tepd_port_rx_csum_pending_packets",
@@ -338,9 +343,9 @@ render_vrfs(struct out *o, const struct gather *g)
 	family(o, "tepd_vrf_routes", GAUGE,
 	       "Routes in the VRF, by address family.");
 	VRFS(v) {
-		sample(o, tep.rib.vrf[v]->routes4, "vrf", vrf_name(v),
+		sample(o, tep_rib.vrf[v]->routes4, "vrf", vrf_name(v),
 		       "family", "ipv4");
-		sample(o, tep.rib.vrf[v]->routes6, "vrf", vrf_name(v),
+		sample(o, tep_rib.vrf[v]->routes6, "vrf", vrf_name(v),
 		       "family", "ipv6");
 	}
 }
@@ -357,7 +362,7 @@ render_tunnels(struct out *o, const struct gather *g)
 	family(o, "tepd_tunnel", INFO,
 	       "A tunnel: its type, VRF, remote and VNI or key.");
 	TUNNELS(t) {
-		const struct tep_tunnel *tu = tep.tunnel[t];
+		const struct tep_tunnel *tu = tep_tunnels[t];
 		char remote[INET6_ADDRSTRLEN], vni[16];
 
 		inet_ntop(tu->p.outer_v6 ? AF_INET6 : AF_INET, tu->p.dst,
@@ -383,7 +388,7 @@ render_tunnels(struct out *o, const struct gather *g)
 	TUNNELS(t)
 		for (m = 0; m < 4; m++)
 			sample(o, g->tun[t].ocsum[m],
-			       "tunnel", tep.tunnel[t]->name, "mode", ocsum[m]);
+			       "tunnel", tep_tunnels[t]->name, "mode", ocsum[m]);
 	TUN_FAMILY(o, g, "tepd_tunnel_decap_inner_csum_ok_packets",
 		   decap_inner_ok,
 		   "Decapsulated packets whose inner L4 checksum was derived "
@@ -401,7 +406,7 @@ render_tunnels(struct out *o, const struct gather *g)
 		for (r = 1; r < TEP_R_MAX; r++)
 			if (g->tun[t].drop[r] != 0)
 				sample(o, g->tun[t].drop[r],
-				       "tunnel", tep.tunnel[t]->name,
+				       "tunnel", tep_tunnels[t]->name,
 				       "reason",
 				       tep_reason_name((enum tep_reason)r));
 }
@@ -420,7 +425,7 @@ render_workers(struct out *o)
 	       "Poll loops of a worker, busy (some port gave packets) or "
 	       "idle.");
 	for (i = 0; i < tep.nb_workers; i++) {
-		const struct tep_lcore_cnt *c = tep.cnt[tep.worker_lcore[i]];
+		const struct tep_lcore_cnt *c = tep_counters[tep.worker_lcore[i]];
 
 		sample(o, c->polls_busy, "worker", w[i], "lcore", lc[i],
 		       "state", "busy");
@@ -431,7 +436,7 @@ render_workers(struct out *o)
 	       "Packets per RX burst that brought any (bursts of 32 are "
 	       "full: the worker is behind).");
 	for (i = 0; i < tep.nb_workers; i++) {
-		const struct tep_lcore_cnt *c = tep.cnt[tep.worker_lcore[i]];
+		const struct tep_lcore_cnt *c = tep_counters[tep.worker_lcore[i]];
 		uint64_t cum = 0, pkts = 0;
 		uint16_t p;
 
@@ -452,7 +457,7 @@ render_workers(struct out *o)
 			 "worker", w[i], "lcore", lc[i], "le", "+Inf", NULL },
 			 cum);
 		/* Every packet a worker counts as received came in a burst. */
-		for (p = 0; p < tep.nb_ports; p++)
+		for (p = 0; p < tep_nb_ports; p++)
 			pkts += c->port[p].rx;
 		sample_v(o, "_sum", (const char *const[]){
 			 "worker", w[i], "lcore", lc[i], NULL }, pkts);
@@ -465,14 +470,14 @@ render_workers(struct out *o)
 	       "TSC cycles spent per pipeline stage (tepd -C).");
 	for (i = 0; i < tep.nb_workers; i++)
 		for (s = 0; s < TEP_ST_MAX; s++)
-			sample(o, tep.cnt[tep.worker_lcore[i]]->stage_cycles[s],
+			sample(o, tep_counters[tep.worker_lcore[i]]->stage_cycles[s],
 			       "worker", w[i], "lcore", lc[i],
 			       "stage", tep_stage_name((enum tep_stage)s));
 	family(o, "tepd_worker_stage_packets", COUNTER,
 	       "Packets through each pipeline stage (tepd -C).");
 	for (i = 0; i < tep.nb_workers; i++)
 		for (s = 0; s < TEP_ST_MAX; s++)
-			sample(o, tep.cnt[tep.worker_lcore[i]]->stage_pkts[s],
+			sample(o, tep_counters[tep.worker_lcore[i]]->stage_pkts[s],
 			       "worker", w[i], "lcore", lc[i],
 			       "stage", tep_stage_name((enum tep_stage)s));
 }
@@ -561,15 +566,15 @@ render(void)
 	int f;
 
 	memset(&o, 0, sizeof(o));
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present)
+	for (i = 0; i < tep_nb_ports; i++)
+		if (tep_ports[i].present)
 			tep_cnt_raw_port((uint16_t)i, &g->port[i]);
 	tep_cnt_raw_port(TEP_PORT_CTL, &g->port[TEP_PORT_CTL]);
 	for (i = 0; i < TEP_VRF_MAX; i++)
-		if (tep.rib.vrf[i] != NULL)
+		if (tep_rib.vrf[i] != NULL)
 			tep_cnt_raw_vrf((uint16_t)i, &g->vrf[i]);
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		if (tep.tunnel[i] != NULL)
+		if (tep_tunnels[i] != NULL)
 			tep_cnt_raw_tun(i, &g->tun[i]);
 	for (f = 0; f < FMT_MAX; f++) {
 		o.t[f].cap = 64 * 1024;

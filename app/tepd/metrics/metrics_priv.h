@@ -17,6 +17,7 @@
 
 #include "tep_ctl_server.h"
 #include "tepd.h"
+#include "stats.h"
 
 #define METRICS_FRESH_MS	100	/* a snapshot this young is served */
 #define METRICS_WAIT_MS		500	/* longest wait for the control thread */

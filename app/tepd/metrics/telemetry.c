@@ -15,6 +15,10 @@
 #include <rte_telemetry.h>
 
 #include "tepd.h"
+#include "metrics.h"
+#include "port.h"
+#include "stats.h"
+#include "tunnel.h"
 
 static void
 drops_dict(struct rte_tel_data *d, const uint64_t *drop)
@@ -40,17 +44,17 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	if (params == NULL || *params == '\0') {
 		rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-		for (id = 0; id < tep.nb_ports; id++)
-			if (tep.port[id].present)
+		for (id = 0; id < tep_nb_ports; id++)
+			if (tep_ports[id].present)
 				rte_tel_data_add_array_int(d, id);
 		return 0;
 	}
 	id = atoi(params);
-	if (id < 0 || id >= tep.nb_ports || !tep.port[id].present)
+	if (id < 0 || id >= tep_nb_ports || !tep_ports[id].present)
 		return -EINVAL;
 	tep_cnt_raw_port((uint16_t)id, &c);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "name", tep.port[id].name);
+	rte_tel_data_add_dict_string(d, "name", tep_ports[id].name);
 	rte_tel_data_add_dict_u64(d, "rx", c.rx);
 	rte_tel_data_add_dict_u64(d, "tx", c.tx);
 	rte_tel_data_add_dict_u64(d, "rx_bytes", c.rx_bytes);
@@ -75,21 +79,21 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 	int id;
 
 	(void)cmd;
-	pthread_mutex_lock(&tep.tunnel_free_lock);
+	pthread_mutex_lock(&tep_tunnel_free_lock);
 	if (params == NULL || *params == '\0') {
 		rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 		for (id = 0; id < TEP_TUNNELS_MAX; id++) {
-			t = __atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE);
+			t = __atomic_load_n(&tep_tunnels[id], __ATOMIC_ACQUIRE);
 			if (t != NULL)
 				rte_tel_data_add_array_string(d, t->name);
 		}
-		pthread_mutex_unlock(&tep.tunnel_free_lock);
+		pthread_mutex_unlock(&tep_tunnel_free_lock);
 		return 0;
 	}
 	id = tep_tunnel_find(params);
-	t = id < 0 ? NULL : __atomic_load_n(&tep.tunnel[id], __ATOMIC_ACQUIRE);
+	t = id < 0 ? NULL : __atomic_load_n(&tep_tunnels[id], __ATOMIC_ACQUIRE);
 	if (t == NULL) {
-		pthread_mutex_unlock(&tep.tunnel_free_lock);
+		pthread_mutex_unlock(&tep_tunnel_free_lock);
 		return -EINVAL;
 	}
 	tep_cnt_raw_tun((uint32_t)id, &c);
@@ -105,7 +109,7 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "decap_inner_csum_ok", c.decap_inner_ok);
 	rte_tel_data_add_dict_u64(d, "arp_nd_answered", c.proxy_answers);
 	drops_dict(d, c.drop);
-	pthread_mutex_unlock(&tep.tunnel_free_lock);
+	pthread_mutex_unlock(&tep_tunnel_free_lock);
 	return 0;
 }
 
@@ -117,7 +121,7 @@ tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	(void)params;
-	raw_stages(cyc, pk);
+	tep_cnt_raw_stages(cyc, pk);
 	rte_tel_data_start_dict(d);
 	for (s = 0; s < TEP_ST_MAX; s++) {
 		char key[40];

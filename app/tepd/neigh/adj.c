@@ -4,7 +4,7 @@
 
 /*
  * Adjacencies: for each gateway next hop, the MAC of its neighbour, kept
- * by the control thread in the RIB's per-next-hop word (tep.rib.nh_adj)
+ * by the control thread in the RIB's per-next-hop word (tep_rib.nh_adj)
  * so that a worker forwarding to a gateway reads it through the next-hop
  * index the FIB gave it, not through a neighbour hash lookup per packet
  * (as a VPP adjacency or a Linux neighbour's cached header does). 0 is
@@ -20,6 +20,8 @@
  */
 
 #include "tepd.h"
+#include "adj.h"
+#include "neigh.h"
 
 static bool
 adj_is_gw(const struct tep_rib *r, uint32_t idx, uint16_t port, int family,
@@ -49,7 +51,7 @@ void
 tep_adj_neigh_changed(uint16_t port, int family, const uint8_t *ip,
 		      uint64_t mac)
 {
-	struct tep_rib *r = &tep.rib;
+	struct tep_rib *r = &tep_rib;
 	uint32_t i;
 
 	/* Every slot is looked at: a neighbour change is rare next to

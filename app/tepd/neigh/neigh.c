@@ -23,6 +23,9 @@
 
 #include "frames.h"
 #include "neigh.h"
+#include "adj.h"
+#include "port.h"
+#include "punt.h"
 
 #define ARP_HDR_LEN	28
 #define PROBE_INTERVAL_MS 1000
@@ -32,6 +35,9 @@
 /* Each VRF's share of unresolved neighbours and held packets, so that a
  * tenant scanning its subnet cannot take the table or the pool from the
  * others (and from the underlay). */
+struct rte_hash *tep_neigh_hash;
+struct tep_neigh tep_neighs[TEP_NEIGH_MAX];
+
 static uint16_t incomplete_in[TEP_VRF_MAX];
 static uint16_t learned_in[TEP_VRF_MAX];	/* entries not static */
 static uint16_t held_in[TEP_VRF_MAX];
@@ -55,8 +61,8 @@ tep_neigh_init(char *err, size_t errlen)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};
 
-	tep.neigh_hash = rte_hash_create(&hp);
-	if (tep.neigh_hash == NULL) {
+	tep_neigh_hash = rte_hash_create(&hp);
+	if (tep_neigh_hash == NULL) {
 		snprintf(err, errlen, "neighbour table: out of memory");
 		return -1;
 	}
@@ -73,15 +79,15 @@ mk_key(struct tep_neigh_key *k, uint16_t port, int family, const uint8_t *ip)
 }
 
 struct tep_neigh *
-neigh_lookup(uint16_t port, int family, const uint8_t *ip)
+tep_neigh_lookup(uint16_t port, int family, const uint8_t *ip)
 {
 	struct tep_neigh_key k;
 	void *data;
 
 	mk_key(&k, port, family, ip);
-	if (rte_hash_lookup_data(tep.neigh_hash, &k, &data) < 0)
+	if (rte_hash_lookup_data(tep_neigh_hash, &k, &data) < 0)
 		return NULL;
-	return &tep.neigh[(uintptr_t)data];
+	return &tep_neighs[(uintptr_t)data];
 }
 
 /* A new, unresolved entry; learned ones (not an operator's) count against
@@ -89,7 +95,7 @@ neigh_lookup(uint16_t port, int family, const uint8_t *ip)
 static struct tep_neigh *
 neigh_create(uint16_t port, int family, const uint8_t *ip, bool learned)
 {
-	uint16_t vrf = tep.port[port].vrf;
+	uint16_t vrf = tep_ports[port].vrf;
 	struct tep_neigh *n = NULL;
 	uintptr_t i;
 
@@ -97,8 +103,8 @@ neigh_create(uint16_t port, int family, const uint8_t *ip, bool learned)
 			learned_in[vrf] >= TEP_NEIGH_VRF))
 		return NULL;
 	for (i = 0; i < TEP_NEIGH_MAX; i++) {
-		if (!tep.neigh[i].used) {
-			n = &tep.neigh[i];
+		if (!tep_neighs[i].used) {
+			n = &tep_neighs[i];
 			break;
 		}
 	}
@@ -106,7 +112,7 @@ neigh_create(uint16_t port, int family, const uint8_t *ip, bool learned)
 		return NULL;
 	memset(n, 0, sizeof(*n));
 	mk_key(&n->key, port, family, ip);
-	if (rte_hash_add_key_data(tep.neigh_hash, &n->key, (void *)i) < 0)
+	if (rte_hash_add_key_data(tep_neigh_hash, &n->key, (void *)i) < 0)
 		return NULL;
 	n->used = true;
 	n->vrf = vrf;
@@ -119,7 +125,7 @@ neigh_create(uint16_t port, int family, const uint8_t *ip, bool learned)
 static void
 neigh_release_held(struct tep_neigh *n)
 {
-	const struct tep_port *p = &tep.port[n->key.port];
+	const struct tep_port *p = &tep_ports[n->key.port];
 	uint8_t i;
 
 	for (i = 0; i < n->nhold; i++) {
@@ -146,7 +152,7 @@ neigh_release_held(struct tep_neigh *n)
 static bool
 neigh_feeds_egress(uint16_t port)
 {
-	return tep.port[port].vrf == TEP_VRF_DEFAULT;
+	return tep_ports[port].vrf == TEP_VRF_DEFAULT;
 }
 
 static void
@@ -169,11 +175,11 @@ neigh_free(struct tep_neigh *n)
 	resolved = n->mac != 0;
 	if (resolved)
 		tep_adj_neigh_changed(n->key.port, n->key.family, n->key.ip, 0);
-	pos = rte_hash_del_key(tep.neigh_hash, &n->key);
+	pos = rte_hash_del_key(tep_neigh_hash, &n->key);
 	/* Lock-free readers may still hold the slot: wait them out. */
 	rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
 	if (pos >= 0)
-		rte_hash_free_key_with_position(tep.neigh_hash, pos);
+		rte_hash_free_key_with_position(tep_neigh_hash, pos);
 	__atomic_store_n(&n->mac, 0, __ATOMIC_RELEASE);
 	n->used = false;
 	if (resolved && neigh_feeds_egress(n->key.port))
@@ -184,7 +190,7 @@ int
 tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 	      const struct rte_ether_addr *mac, bool is_static)
 {
-	struct tep_neigh *n = neigh_lookup(port, family, ip);
+	struct tep_neigh *n = tep_neigh_lookup(port, family, ip);
 	uint64_t v = 0, old;
 
 	if (n == NULL)
@@ -217,7 +223,7 @@ tep_neigh_set(uint16_t port, int family, const uint8_t *ip,
 int
 tep_neigh_del(uint16_t port, int family, const uint8_t *ip)
 {
-	struct tep_neigh *n = neigh_lookup(port, family, ip);
+	struct tep_neigh *n = tep_neigh_lookup(port, family, ip);
 
 	if (n == NULL)
 		return -1;
@@ -231,8 +237,8 @@ tep_neigh_flush_port(uint16_t port)
 	int i;
 
 	for (i = 0; i < TEP_NEIGH_MAX; i++)
-		if (tep.neigh[i].used && tep.neigh[i].key.port == port)
-			neigh_free(&tep.neigh[i]);
+		if (tep_neighs[i].used && tep_neighs[i].key.port == port)
+			neigh_free(&tep_neighs[i]);
 }
 
 static void
@@ -251,10 +257,10 @@ neigh_probe(struct tep_neigh *n)
 
 /* A packet waiting for its next hop's MAC. Returns true if it was kept. */
 bool
-on_resolve(struct rte_mbuf *m)
+tep_neigh_hold(struct rte_mbuf *m)
 {
 	struct tep_mbuf_priv *pv = tep_priv(m);
-	struct tep_neigh *n = neigh_lookup(pv->tx_port, pv->family_nh,
+	struct tep_neigh *n = tep_neigh_lookup(pv->tx_port, pv->family_nh,
 					   pv->nh_ip);
 
 	if (n == NULL)
@@ -268,7 +274,7 @@ on_resolve(struct rte_mbuf *m)
 			return false;
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), &n->mac, 6);
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *) + 6,
-		       tep.port[n->key.port].mac.addr_bytes, 6);
+		       tep_ports[n->key.port].mac.addr_bytes, 6);
 		tep_ctl_send(n->key.port, m);
 		return true;
 	}
@@ -298,7 +304,7 @@ tep_neigh_timer(void)
 	int i;
 
 	for (i = 0; i < TEP_NEIGH_MAX; i++) {
-		struct tep_neigh *n = &tep.neigh[i];
+		struct tep_neigh *n = &tep_neighs[i];
 
 		if (!n->used || n->is_static)
 			continue;

@@ -18,6 +18,7 @@
 #include <rte_devargs.h>
 
 #include "tepd.h"
+#include "port.h"
 
 static bool
 vdev_probed(const char *name)

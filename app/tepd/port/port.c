@@ -22,6 +22,14 @@
 #include <rte_ethdev.h>
 
 #include "tepd.h"
+#include "neigh.h"
+#include "port.h"
+#include "punt.h"
+
+struct tep_port tep_ports[TEP_PORTS_MAX];
+uint16_t tep_nb_ports;
+
+static tep_host_port_restarted_cb host_restarted;
 
 #define RX_DESC	TEP_RX_DESC
 #define TX_DESC	TEP_TX_DESC
@@ -227,8 +235,8 @@ tep_port_find(const char *name)
 {
 	uint16_t i;
 
-	for (i = 0; i < tep.nb_ports; i++)
-		if (tep.port[i].present && strcmp(tep.port[i].name, name) == 0)
+	for (i = 0; i < tep_nb_ports; i++)
+		if (tep_ports[i].present && strcmp(tep_ports[i].name, name) == 0)
 			return i;
 	return -1;
 }
@@ -430,8 +438,8 @@ static void
 port_publish(struct tep_port *p)
 {
 	__atomic_store_n(&p->polling, 1, __ATOMIC_RELEASE);
-	if (p->id + 1 > tep.nb_ports)
-		__atomic_store_n(&tep.nb_ports, (uint16_t)(p->id + 1),
+	if (p->id + 1 > tep_nb_ports)
+		__atomic_store_n(&tep_nb_ports, (uint16_t)(p->id + 1),
 				 __ATOMIC_RELEASE);
 }
 
@@ -467,7 +475,7 @@ tep_port_attach_host(const char *devargs, const char *name, int netns_fd,
 			 id);
 		goto undo;
 	}
-	p = &tep.port[id];
+	p = &tep_ports[id];
 	port_fill(p, id);
 	p->vrf_host = true;
 	p->netns_fd = netns_fd;
@@ -490,7 +498,7 @@ undo:
 void
 tep_port_detach_host(uint16_t id)
 {
-	struct tep_port *p = id < TEP_PORTS_MAX ? &tep.port[id] : NULL;
+	struct tep_port *p = id < TEP_PORTS_MAX ? &tep_ports[id] : NULL;
 	struct rte_eth_dev_info info;
 	int netns_fd = p != NULL && p->vrf_host ? p->netns_fd : -1;
 
@@ -527,13 +535,13 @@ tep_ports_init(char *err, size_t errlen)
 
 		if (pid >= TEP_PORTS_MAX)
 			break;
-		p = &tep.port[pid];
+		p = &tep_ports[pid];
 		port_fill(p, pid);
 		if (port_configure(p, err, errlen) != 0)
 			return -1;
 		port_publish(p);
 	}
-	if (tep.nb_ports == 0) {
+	if (tep_nb_ports == 0) {
 		snprintf(err, errlen, "no DPDK ports: give EAL a device "
 			 "(-a PCI or --vdev net_tap0 ...)");
 		return -1;
@@ -546,10 +554,16 @@ tep_ports_init(char *err, size_t errlen)
  * stop using its queues first (polling = 0, then a grace period); frames
  * they route to it meanwhile are dropped as port_down.
  */
+void
+tep_port_on_host_restart(tep_host_port_restarted_cb cb)
+{
+	host_restarted = cb;
+}
+
 int
 tep_port_restart(uint16_t id, char *err, size_t errlen)
 {
-	struct tep_port *p = &tep.port[id];
+	struct tep_port *p = &tep_ports[id];
 	int ret;
 
 	/* Workers must be out of the queues before they are reconfigured. */
@@ -568,8 +582,8 @@ tep_port_restart(uint16_t id, char *err, size_t errlen)
 		return -1;
 	tep_underlay_changed();
 	__atomic_store_n(&p->polling, 1, __ATOMIC_RELEASE);
-	if (p->vrf_host)
-		tep_vrfhost_port_restarted(p->vrf);
+	if (p->vrf_host && host_restarted != NULL)
+		host_restarted(p->vrf);
 	return 0;
 }
 
@@ -578,10 +592,10 @@ tep_ports_stop(void)
 {
 	uint16_t i;
 
-	for (i = 0; i < tep.nb_ports; i++) {
-		if (!tep.port[i].present)
+	for (i = 0; i < tep_nb_ports; i++) {
+		if (!tep_ports[i].present)
 			continue;
-		if (tep.port[i].vrf_host) {
+		if (tep_ports[i].vrf_host) {
 			tep_port_detach_host(i);
 			continue;
 		}

@@ -9,6 +9,9 @@
 #include <rte_telemetry.h>
 
 #include "tepd.h"
+#include "stats.h"
+
+struct tep_lcore_cnt *tep_counters[RTE_MAX_LCORE];
 
 /*
  * Counters are per lcore and written only by their lcore; readers sum them
@@ -69,7 +72,7 @@ tep_cnt_raw_port(uint16_t port, struct tep_cnt_port *out)
 	memset(out, 0, sizeof(*out));
 	RTE_LCORE_FOREACH(lc)
 		add_u64s((uint64_t *)out,
-			 (const uint64_t *)&tep.cnt[lc]->port[port],
+			 (const uint64_t *)&tep_counters[lc]->port[port],
 			 N_U64(*out));
 }
 
@@ -81,7 +84,7 @@ tep_cnt_raw_vrf(uint16_t vrf, struct tep_cnt_vrf *out)
 	memset(out, 0, sizeof(*out));
 	RTE_LCORE_FOREACH(lc)
 		add_u64s((uint64_t *)out,
-			 (const uint64_t *)&tep.cnt[lc]->vrf[vrf],
+			 (const uint64_t *)&tep_counters[lc]->vrf[vrf],
 			 N_U64(*out));
 }
 
@@ -93,7 +96,7 @@ tep_cnt_raw_tun(uint32_t id, struct tep_cnt_tun *out)
 	memset(out, 0, sizeof(*out));
 	RTE_LCORE_FOREACH(lc)
 		add_u64s((uint64_t *)out,
-			 (const uint64_t *)&tep.cnt[lc]->tun[id],
+			 (const uint64_t *)&tep_counters[lc]->tun[id],
 			 N_U64(*out));
 }
 
@@ -122,7 +125,7 @@ tep_cnt_sum_tun(uint32_t id, struct tep_cnt_tun *out)
 }
 
 void
-raw_stages(uint64_t *cycles, uint64_t *pkts)
+tep_cnt_raw_stages(uint64_t *cycles, uint64_t *pkts)
 {
 	unsigned int lc;
 	int s;
@@ -131,8 +134,8 @@ raw_stages(uint64_t *cycles, uint64_t *pkts)
 		cycles[s] = 0;
 		pkts[s] = 0;
 		RTE_LCORE_FOREACH(lc) {
-			cycles[s] += tep.cnt[lc]->stage_cycles[s];
-			pkts[s] += tep.cnt[lc]->stage_pkts[s];
+			cycles[s] += tep_counters[lc]->stage_cycles[s];
+			pkts[s] += tep_counters[lc]->stage_pkts[s];
 		}
 	}
 }
@@ -140,7 +143,7 @@ raw_stages(uint64_t *cycles, uint64_t *pkts)
 void
 tep_cnt_sum_stages(uint64_t *cycles, uint64_t *pkts)
 {
-	raw_stages(cycles, pkts);
+	tep_cnt_raw_stages(cycles, pkts);
 	sub_u64s(cycles, base.stage_cycles, TEP_ST_MAX);
 	sub_u64s(pkts, base.stage_pkts, TEP_ST_MAX);
 }
@@ -157,7 +160,7 @@ tep_cnt_clear(void)
 		tep_cnt_raw_vrf((uint16_t)i, &base.vrf[i]);
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
 		tep_cnt_raw_tun(i, &base.tun[i]);
-	raw_stages(base.stage_cycles, base.stage_pkts);
+	tep_cnt_raw_stages(base.stage_cycles, base.stage_pkts);
 }
 
 /*
@@ -171,7 +174,7 @@ tep_cnt_tun_reset(uint32_t id)
 	unsigned int lc;
 
 	RTE_LCORE_FOREACH(lc)
-		memset(&tep.cnt[lc]->tun[id], 0, sizeof(tep.cnt[lc]->tun[id]));
+		memset(&tep_counters[lc]->tun[id], 0, sizeof(tep_counters[lc]->tun[id]));
 	memset(&base.tun[id], 0, sizeof(base.tun[id]));
 }
 

@@ -4,7 +4,7 @@
 
 /*
  * Tunnel objects and the decapsulation table. A tunnel is immutable once
- * published: workers load tep.tunnel[id] and may use it until their next
+ * published: workers load tep_tunnels[id] and may use it until their next
  * quiescent state; deletion unpublishes, waits a grace period, frees.
  * Made and deleted here for `tunnel add`/`del` and for fpm.c's EVPN
  * tunnels alike (tunnel.h).
@@ -20,6 +20,14 @@
 #include "tep_bytes.h"
 #include "tep_csum.h"
 #include "tunnel.h"
+#include "stats.h"
+
+struct tep_tunnel *tep_tunnels[TEP_TUNNELS_MAX];
+pthread_mutex_t tep_tunnel_free_lock;	/* initialised by main.c */
+struct rte_hash *tep_tun_hash;
+uint8_t tep_udp_tun_type[65536];
+
+static tep_tunnel_gone_cb tunnel_gone;
 
 int
 tep_tunnels_init(char *err, size_t errlen)
@@ -33,9 +41,9 @@ tep_tunnels_init(char *err, size_t errlen)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};
 
-	memset(tep.udp_tun_type, 0xff, sizeof(tep.udp_tun_type));
-	tep.tun_hash = rte_hash_create(&hp);
-	if (tep.tun_hash == NULL) {
+	memset(tep_udp_tun_type, 0xff, sizeof(tep_udp_tun_type));
+	tep_tun_hash = rte_hash_create(&hp);
+	if (tep_tun_hash == NULL) {
 		snprintf(err, errlen, "tunnel table: out of memory");
 		return -1;
 	}
@@ -50,7 +58,7 @@ tep_tunnel_find(const char *name)
 	/* One load per slot: the telemetry thread calls this too. */
 	for (i = 0; i < TEP_TUNNELS_MAX; i++) {
 		const struct tep_tunnel *t =
-			__atomic_load_n(&tep.tunnel[i], __ATOMIC_ACQUIRE);
+			__atomic_load_n(&tep_tunnels[i], __ATOMIC_ACQUIRE);
 
 		if (t != NULL && strcmp(t->name, name) == 0)
 			return i;
@@ -179,7 +187,7 @@ tun_check(struct tep_tunnel *t, const struct tep_tunnel_spec *s, char *err,
 			 "remote IP ...: type, local and remote are required");
 		return EINVAL;
 	}
-	if (s->vrf >= TEP_VRF_MAX || tep.rib.vrf[s->vrf] == NULL) {
+	if (s->vrf >= TEP_VRF_MAX || tep_rib.vrf[s->vrf] == NULL) {
 		snprintf(err, errlen, "no vrf %u", s->vrf);
 		return ENOENT;
 	}
@@ -220,11 +228,11 @@ tun_check(struct tep_tunnel *t, const struct tep_tunnel_spec *s, char *err,
 	t->dport = t->p.type == TEP_TUN_GRE ? 0 :
 		   (uint16_t)(t->tmpl.hdr[t->tmpl.l4_off + 2] << 8 |
 			      t->tmpl.hdr[t->tmpl.l4_off + 3]);
-	if (t->dport != 0 && tep.udp_tun_type[t->dport] != 0xff &&
-	    tep.udp_tun_type[t->dport] != t->p.type) {
+	if (t->dport != 0 && tep_udp_tun_type[t->dport] != 0xff &&
+	    tep_udp_tun_type[t->dport] != t->p.type) {
 		snprintf(err, errlen, "udp port %u already carries %s",
 			 t->dport,
-			 tep_tun_type_name(tep.udp_tun_type[t->dport]));
+			 tep_tun_type_name(tep_udp_tun_type[t->dport]));
 		return EADDRINUSE;
 	}
 	return 0;
@@ -261,14 +269,14 @@ tun_install(struct tep_tunnel *t, char *err, size_t errlen)
 	void *data;
 
 	tun_key(t, &k);
-	if (rte_hash_lookup_data(tep.tun_hash, &k, &data) >= 0) {
-		old = tep.tunnel[(uintptr_t)data];
+	if (rte_hash_lookup_data(tep_tun_hash, &k, &data) >= 0) {
+		old = tep_tunnels[(uintptr_t)data];
 		snprintf(err, errlen, "tunnel \"%s\" already has this type, "
 			 "vni/key and remote", old != NULL ? old->name : "?");
 		return EEXIST;
 	}
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		if (tep.tunnel[i] == NULL) {
+		if (tep_tunnels[i] == NULL) {
 			id = i;
 			break;
 		}
@@ -294,16 +302,16 @@ tun_install(struct tep_tunnel *t, char *err, size_t errlen)
 	 * deleted tunnel's, with another remote. Bumped before the tunnel is
 	 * published, so a worker that sees it sees the new generation. */
 	tep_underlay_changed();
-	__atomic_store_n(&tep.tunnel[id], t, __ATOMIC_RELEASE);
-	if (rte_hash_add_key_data(tep.tun_hash, &k,
+	__atomic_store_n(&tep_tunnels[id], t, __ATOMIC_RELEASE);
+	if (rte_hash_add_key_data(tep_tun_hash, &k,
 				  (void *)(uintptr_t)id) < 0) {
-		__atomic_store_n(&tep.tunnel[id], NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&tep_tunnels[id], NULL, __ATOMIC_RELEASE);
 		rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
 		snprintf(err, errlen, "tunnel table full");
 		return ENOSPC;
 	}
 	if (t->dport != 0)
-		tep.udp_tun_type[t->dport] = t->p.type;
+		tep_udp_tun_type[t->dport] = t->p.type;
 	return 0;
 }
 
@@ -342,6 +350,12 @@ tep_tunnel_create(const struct tep_tunnel_spec *s, uint32_t *id, char *err,
 	return 0;
 }
 
+void
+tep_tunnel_on_gone(tep_tunnel_gone_cb cb)
+{
+	tunnel_gone = cb;
+}
+
 int
 tep_tunnel_delete(uint32_t id, char *err, size_t errlen)
 {
@@ -352,33 +366,34 @@ tep_tunnel_delete(uint32_t id, char *err, size_t errlen)
 	bool port_used = false;
 	int i;
 
-	if (id >= TEP_TUNNELS_MAX || tep.tunnel[id] == NULL) {
+	if (id >= TEP_TUNNELS_MAX || tep_tunnels[id] == NULL) {
 		snprintf(err, errlen, "no tunnel %u", id);
 		return ENOENT;
 	}
-	t = tep.tunnel[id];
-	users = tep_nh_users(&tep.rib, TEP_NHT_TUNNEL, id);
+	t = tep_tunnels[id];
+	users = tep_nh_users(&tep_rib, TEP_NHT_TUNNEL, id);
 	if (users > 0) {
 		snprintf(err, errlen, "tunnel \"%s\" is used by %u route(s): "
 			 "delete them first", t->name, users);
 		return EBUSY;
 	}
 	tun_key(t, &k);
-	pos = rte_hash_del_key(tep.tun_hash, &k);
-	__atomic_store_n(&tep.tunnel[id], NULL, __ATOMIC_RELEASE);
+	pos = rte_hash_del_key(tep_tun_hash, &k);
+	__atomic_store_n(&tep_tunnels[id], NULL, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(tep.rcu, RTE_QSBR_THRID_INVALID);
 	if (pos >= 0)
-		rte_hash_free_key_with_position(tep.tun_hash, pos);
+		rte_hash_free_key_with_position(tep_tun_hash, pos);
 	for (i = 0; i < TEP_TUNNELS_MAX; i++)
-		if (tep.tunnel[i] != NULL && tep.tunnel[i]->dport == t->dport)
+		if (tep_tunnels[i] != NULL && tep_tunnels[i]->dport == t->dport)
 			port_used = true;
 	if (t->dport != 0 && !port_used)
-		tep.udp_tun_type[t->dport] = 0xff;
+		tep_udp_tun_type[t->dport] = 0xff;
 	tep_underlay_changed();
-	/* an EVPN tunnel deleted by hand: fpm.c forgets it was its own */
-	tep_fpm_tunnel_gone(id);
-	pthread_mutex_lock(&tep.tunnel_free_lock);
+	/* an EVPN tunnel deleted by hand: evpn.c forgets it was its own */
+	if (tunnel_gone != NULL)
+		tunnel_gone(id);
+	pthread_mutex_lock(&tep_tunnel_free_lock);
 	rte_free(t);
-	pthread_mutex_unlock(&tep.tunnel_free_lock);
+	pthread_mutex_unlock(&tep_tunnel_free_lock);
 	return 0;
 }

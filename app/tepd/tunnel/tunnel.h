@@ -5,18 +5,71 @@
 #define TEPD_TUNNEL_H
 
 /*
- * Making and deleting tunnels (tunnel.c), for `tunnel add`/`tunnel del`
- * (cmd_tunnel.c, after parsing their words) and for fpm.c's EVPN tunnels:
- * one set of checks for both. Control thread only.
+ * Tunnels (tunnel.c): the objects workers encapsulate into and match
+ * decapsulated packets to, and making and deleting them, for `tunnel
+ * add`/`tunnel del` (control/cmd_tunnel.c, after parsing their words) and
+ * for EVPN's tunnels (evpn/evpn.c): one set of checks for both. The
+ * control thread writes them; a published tunnel is immutable, read by
+ * workers under RCU.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <rte_ether.h>
+#include <pthread.h>
 
+#include <rte_ether.h>
+#include <rte_hash.h>
+
+#include "tep_proto.h"
 #include "tepd.h"
+
+/* ---- tunnels ------------------------------------------------------------ */
+
+struct tep_tunnel {
+	char name[TEP_NAME_MAX];
+	uint32_t id;
+	uint16_t vrf;
+	uint16_t dport;
+	struct tep_encap_params p;
+	uint8_t geneve_opts[TEP_GENEVE_OPT_MAX];
+	struct tep_encap_tmpl tmpl;
+	struct rte_ether_addr inner_dmac;	/* the remote router's MAC */
+	struct rte_ether_addr inner_smac;	/* ours, on the overlay */
+	uint16_t overhead;			/* bytes added by encap */
+	/* Sum of the inner Ethernet header encap writes, for an IPv4 [0]
+	 * and an IPv6 [1] packet (tep_encap_pkt.inner_pre_sum). */
+	uint32_t inner_eth_sum[2];
+	uint8_t csum_asked;			/* csum mode as configured */
+};
+
+/* Decapsulation key: which tunnel a packet from the underlay belongs to. */
+struct tep_tun_key {
+	uint8_t type;
+	uint8_t v6;
+	uint16_t pad;
+	uint32_t vni;
+	uint8_t remote[16];
+};
+
+extern struct tep_tunnel *tep_tunnels[TEP_TUNNELS_MAX];	/* RCU */
+/* DPDK's telemetry thread reads tunnels too, but is no RCU reader (it
+ * never reports quiescent states): it holds this lock while it does, and
+ * the control thread while it frees one. */
+extern pthread_mutex_t tep_tunnel_free_lock;
+extern struct rte_hash *tep_tun_hash;		/* key -> id, LF */
+extern uint8_t tep_udp_tun_type[65536];	/* dport -> tep_tun_type, 0xff none */
+
+int tep_tunnels_init(char *err, size_t errlen);
+/* A tunnel's id by name, or -1. */
+int tep_tunnel_find(const char *name);
+
+/* Called when a tunnel was deleted (its id may be reused by any tunnel):
+ * who keeps state per tunnel registers here (evpn/evpn.c), so that
+ * tunnel.c need not know them. One callback. */
+typedef void (*tep_tunnel_gone_cb)(uint32_t id);
+void tep_tunnel_on_gone(tep_tunnel_gone_cb cb);
 
 /*
  * Options only some tunnel types implement: the bits of
