@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The tepd authors
 #
 # Adjacencies follow the neighbour table. A route's gateway MAC is read by
-# the workers from the next hop (app/tepd/adj.c), not looked up per
+# the workers from the next hop (app/tepd/neigh/adj.c), not looked up per
 # packet, so every change to the gateway's neighbour entry must reach it:
 #   ten (192.0.2.10, 2001:db8:10::10) --veth-- [tepd acc0, vrf red]
 # Routes 198.18.0.0/24 and 2001:db8:30::/64 lead back out of acc0 via
