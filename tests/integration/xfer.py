@@ -61,12 +61,22 @@ def tcp_client(host, port, n):
 def udp_server(port, count):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    # Room for every datagram: a receiver starved of CPU on a busy 2-core
+    # machine must not lose what tepd delivered (rmem_max caps it; root
+    # may exceed that with SO_RCVBUFFORCE).
+    try:
+        s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)	# SO_RCVBUFFORCE
+    except OSError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.bind(("::", port))
-    s.settimeout(5)
+    # The client may start late (after a TCP transfer, on a loaded
+    # machine): wait long for the first datagram, 5 s between the others.
+    s.settimeout(60)
     good, bad, seen = 0, 0, set()
     try:
         while len(seen) < count:
             b, _ = s.recvfrom(65536)
+            s.settimeout(5)
             seq, digest, payload = struct.unpack("!I", b[:4])[0], b[4:36], b[36:]
             if hashlib.sha256(payload).digest() != digest:
                 bad += 1
