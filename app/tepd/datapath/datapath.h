@@ -7,15 +7,16 @@
  * packet order:
  *
  *   rx.c       dp_rx_port()   RX burst, L2 filter, chain pull-up,
- *              dp_classify()  IP header checks, ARP/ND punt, VRF + family
+ *   classify.h classify()     IP header checks, ARP/ND punt, VRF + family
+ *              (dp_classify() in classify.c for decapsulated packets)
  *   lookup.c   dp_route()     one rte_fib*_lookup_bulk per (VRF, family)
  *                             group, then each packet to its next hop:
  *   decap.c    dp_decap()       for us from the underlay: tunnel stripped,
  *                               back to lookup in the tunnel's VRF
  *   encap.c    dp_encap()       into a tunnel (outer checksum by LCO)
  *   forward.c  dp_forward()     out of a local port to a neighbour
- *   segment.c  dp_too_big()     fragment, or "too big" to the control thread
- *              dp_gso_dispatch() a guest's TCP super-packet into segments
+ *   fragment.c dp_too_big()     fragment, or "too big" to the control thread
+ *   gso.c      dp_gso_dispatch() a guest's TCP super-packet into segments
  *   punt.c     dp_punt()        to the control thread, policed
  *   tx.c       dp_tx_flush()  drivers/ tx-prepare, PMD prepare, TX burst
  *   worker.c   tep_worker_main(): the poll loop

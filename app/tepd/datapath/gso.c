@@ -26,6 +26,7 @@
 
 #include "tepd.h"
 #include "datapath.h"
+#include "stats.h"
 
 int
 tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
@@ -77,4 +78,34 @@ tep_gso_segment(struct rte_mempool *mp, struct rte_mbuf *m,
 		left -= n;
 	}
 	return t.nb_segs;
+}
+
+/*
+ * A guest's TCP super-packet (vhost-user GSO request): cut it into segments
+ * of the guest's MSS, each with its checksum pending, and send them on as
+ * if the guest had sent them one by one. tepd segments in software: no PMD
+ * here has tunnel TSO (docs/vm-ports.md).
+ */
+void
+dp_gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+	     int family)
+{
+	struct rte_mbuf *segs[TEP_GSO_SEGS_MAX];
+	enum tep_reason why;
+	int n, i;
+
+	n = tep_gso_segment(tep.pool, m, segs, TEP_GSO_SEGS_MAX, &why);
+	if (n < 0) {
+		dp_drop(w, m, why);
+		return;
+	}
+	w->cnt->port[tep_cnt_port_of(m)].gso_pkts++;
+	w->cnt->port[tep_cnt_port_of(m)].gso_segs += (uint64_t)n;
+	rte_pktmbuf_free(m);
+	/* The segments take the super-packet's path together. */
+	if (nh->type == TEP_NHT_TUNNEL)
+		dp_encap_burst(w, segs, NULL, (uint16_t)n, nh, family);
+	else
+		for (i = 0; i < n; i++)
+			dp_forward(w, segs[i], nh, family);
 }

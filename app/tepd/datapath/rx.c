@@ -3,9 +3,9 @@
  */
 
 /*
- * RX and classification: a burst from one port, L2 filter, header pull-up
- * for chains, IP header checks, ARP/ND punted; what is left goes to the
- * lookup stage with its VRF and family.
+ * RX: a burst from one port, L2 filter, header pull-up for chains, then
+ * classification (classify.h: IP header checks, ARP/ND punted); what is
+ * left goes to the lookup stage with its VRF and family.
  */
 
 #include <rte_cycles.h>
@@ -13,177 +13,13 @@
 #include <rte_prefetch.h>
 
 #include "tep_chain.h"
+#include "classify.h"
 #include "datapath.h"
 #include "port.h"
 #include "punt.h"
 #include "stats.h"
 
 #define RX_PREFETCH	4	/* packets ahead whose headers are prefetched */
-
-static inline bool
-is_nd(const uint8_t *ip6, uint32_t room)
-{
-	/* ICMPv6 router/neighbour solicitation/advert, redirect: 133-137.
-	 * (Only without extension headers: ND never carries them.) */
-	return ip6[6] == 58 && room >= 41 && ip6[40] >= 133 && ip6[40] <= 137;
-}
-
-/* Cut a packet to len bytes (Ethernet padding); chains too. */
-static inline void
-pkt_trim(struct rte_mbuf *m, uint32_t len)
-{
-	if (likely(m->next == NULL))
-		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - len));
-	else
-		tep_chain_trim(m, len);
-}
-
-/* IPv6 extension headers that may come before L4 (RFC 8200 4.1). */
-static inline bool
-ipv6_ext(uint8_t nh)
-{
-	return nh == 0 || nh == 43 || nh == 44 || nh == 60;
-}
-
-/*
- * Check the IP header of an Ethernet frame and return the family (4/6),
- * or 0 when the packet was punted or dropped here. l3 gets what later
- * stages need of the header, so that none of them parses it again.
- */
-static __rte_always_inline int
-classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
-	 struct tep_l3_info *l3)
-{
-	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
-	/* Lengths are checked against the whole packet, header reads
-	 * against the first segment: a chain (a guest's TSO super-packet,
-	 * a jumbo frame) has its headers there. */
-	uint32_t room = m->pkt_len, hroom = m->data_len;
-	uint16_t et;
-
-	if (hroom < 14) {
-		dp_drop(w, m, TEP_R_TRUNCATED);
-		return 0;
-	}
-	et = tep_rd16(eth + 12);
-	room -= 14;
-	hroom -= 14;
-	if (et == TEP_ETH_P_IPV4) {
-		const uint8_t *ip = eth + 14;
-		uint32_t ihl, tot;
-
-		if (hroom < 20) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return 0;
-		}
-		ihl = (ip[0] & 0xfu) * 4;
-		tot = tep_rd16(ip + 2);
-		if ((ip[0] >> 4) != 4 || ihl < 20) {
-			dp_drop(w, m, (ip[0] >> 4) != 4 ? TEP_R_BAD_VERSION :
-				   TEP_R_BAD_HDR_LEN);
-			return 0;
-		}
-		if (tot > room || tot < ihl || ihl > hroom) {
-			dp_drop(w, m, tot > room ? TEP_R_TRUNCATED :
-				   TEP_R_BAD_LENGTH);
-			return 0;
-		}
-		/* The NIC's IP verdict is of this header only when it did
-		 * not parse a tunnel (then it speaks of the inner one). */
-		if (((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
-		     RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
-		     (m->packet_type & (RTE_PTYPE_TUNNEL_MASK |
-					RTE_PTYPE_INNER_L3_MASK))) &&
-		    !tep_ipv4_hdr_ok(ip, ihl)) {
-			dp_drop(w, m, TEP_R_BAD_IP_CSUM);
-			return 0;
-		}
-		/* Trim Ethernet padding: lengths below follow the IP header. */
-		if (m->pkt_len > 14 + tot)
-			pkt_trim(m, 14 + tot);
-		/* tepd routes unicast only; hosts' multicast chatter (IGMP,
-		 * mDNS, broadcasts) is counted apart from real misses. */
-		if (ip[16] >= 224 || tep_rd32(ip + 16) == 0xffffffff) {
-			dp_drop(w, m, TEP_R_MULTICAST);
-			return 0;
-		}
-		/* 169.254/16 stays on its link (RFC 3927 2.7). */
-		if (unlikely(tep_rd16(ip + 12) == 0xa9fe ||
-			     tep_rd16(ip + 16) == 0xa9fe)) {
-			dp_drop(w, m, TEP_R_LINK_LOCAL);
-			return 0;
-		}
-		l3->l3_len = (uint16_t)ihl;
-		l3->ip_len = (uint16_t)tot;
-		l3->family = 4;
-		l3->l4_proto = ip[9];
-		/* MF or an offset: a fragment's L4 is not all here. */
-		l3->l4_usable = (tep_rd16(ip + 6) & 0x3fff) == 0;
-		return 4;
-	}
-	if (et == TEP_ETH_P_IPV6) {
-		const uint8_t *ip = eth + 14;
-		uint32_t tot;
-
-		if (hroom < 40) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return 0;
-		}
-		if ((ip[0] >> 4) != 6) {
-			dp_drop(w, m, TEP_R_BAD_VERSION);
-			return 0;
-		}
-		tot = 40u + tep_rd16(ip + 4);
-		if (tot > room) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return 0;
-		}
-		if (m->pkt_len > 14 + tot)
-			pkt_trim(m, 14 + tot);
-		if (is_nd(ip, RTE_MIN(tot, hroom))) {
-			/* Neighbour state is the underlay's or an access
-			 * link's: ND from behind a tunnel (other than what
-			 * the proxy answered) never reaches it. */
-			if (unlikely(decapsulated))
-				dp_drop(w, m, TEP_R_TUNNEL_ND);
-			else
-				dp_punt(w, m, TEP_PUNT_ND, 6);
-			return 0;
-		}
-		if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
-			dp_drop(w, m, TEP_R_MULTICAST);
-			return 0;
-		}
-		/* fe80::/10 stays on its link (RFC 4291 2.5.6). */
-		if (unlikely((ip[8] == 0xfe && (ip[9] & 0xc0) == 0x80) ||
-			     (ip[24] == 0xfe && (ip[25] & 0xc0) == 0x80))) {
-			dp_drop(w, m, TEP_R_LINK_LOCAL);
-			return 0;
-		}
-		/* Extension headers are rare and left to the full parse
-		 * (l3_len 0) where L4 matters. */
-		l3->l3_len = ipv6_ext(ip[6]) ? 0 : 40;
-		l3->ip_len = (uint16_t)tot;
-		l3->family = 6;
-		l3->l4_proto = ip[6];
-		l3->l4_usable = 1;
-		return 6;
-	}
-	if (et == 0x0806) {
-		dp_punt(w, m, TEP_PUNT_ARP, 4);
-		return 0;
-	}
-	dp_drop(w, m, TEP_R_NOT_ROUTABLE);
-	return 0;
-}
-
-/* For decapsulated packets (lookup.c); RX has its own inlined copy. */
-int
-dp_classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
-	    struct tep_l3_info *l3)
-{
-	return classify(w, m, decapsulated, l3);
-}
 
 uint16_t
 dp_rx_port(struct worker *w, uint16_t port)

@@ -4,8 +4,7 @@
 
 /*
  * Packets bigger than their egress: IPv4 without DF fragmented, the rest
- * answered with "too big" by the control thread; a guest's TCP
- * super-packets segmented (GSO) before they take their path.
+ * answered with "too big" by the control thread.
  */
 
 #include <rte_ip.h>
@@ -118,34 +117,4 @@ dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TOO_BIG]++;
 	tep_priv(m)->mtu = (uint16_t)mtu;
 	dp_punt(w, m, TEP_PUNT_TOO_BIG, family);
-}
-
-/*
- * A guest's TCP super-packet (vhost-user GSO request): cut it into segments
- * of the guest's MSS, each with its checksum pending, and send them on as
- * if the guest had sent them one by one. tepd segments in software: no PMD
- * here has tunnel TSO (docs/vm-ports.md).
- */
-void
-dp_gso_dispatch(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-	     int family)
-{
-	struct rte_mbuf *segs[TEP_GSO_SEGS_MAX];
-	enum tep_reason why;
-	int n, i;
-
-	n = tep_gso_segment(tep.pool, m, segs, TEP_GSO_SEGS_MAX, &why);
-	if (n < 0) {
-		dp_drop(w, m, why);
-		return;
-	}
-	w->cnt->port[tep_cnt_port_of(m)].gso_pkts++;
-	w->cnt->port[tep_cnt_port_of(m)].gso_segs += (uint64_t)n;
-	rte_pktmbuf_free(m);
-	/* The segments take the super-packet's path together. */
-	if (nh->type == TEP_NHT_TUNNEL)
-		dp_encap_burst(w, segs, NULL, (uint16_t)n, nh, family);
-	else
-		for (i = 0; i < n; i++)
-			dp_forward(w, segs[i], nh, family);
 }
