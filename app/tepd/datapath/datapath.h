@@ -318,8 +318,17 @@ void dp_forward(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		int family);
 void dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 		      const struct tep_nh *nh, int family);
-void dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-		const uint8_t *ip, int family, uint32_t mtu);
+/*
+ * fragment.c: m is bigger than mtu (the largest inner IP datagram its
+ * egress allows). IPv4 without DF is cut into frags[] (DP_FRAGS_MAX
+ * entries), whose number is returned for the caller to send on the path m
+ * would have taken; anything else is answered "too big" by the control
+ * thread (punted) and 0 returned. The caller sends the fragments, so that
+ * fragmenting does not call back into encap or forward.
+ */
+#define DP_FRAGS_MAX	64	/* a 64 KB datagram in 1 KB pieces */
+uint16_t dp_too_big(struct worker *w, struct rte_mbuf *m, const uint8_t *ip,
+		    int family, uint32_t mtu, struct rte_mbuf **frags);
 void dp_gso_dispatch(struct worker *w, struct rte_mbuf *m,
 		     const struct tep_nh *nh, int family);
 

@@ -190,6 +190,161 @@ tunnel_find(struct worker *w, uint8_t type, bool v6, uint32_t vni,
 }
 
 /*
+ * The outer L3/L4 and tunnel headers of a packet for us, into d; the
+ * outer checksum verified where no PMD did. 1: a tunnel packet; 0: UDP to
+ * us on no tunnel's port (punted by the caller); -1: dropped here.
+ */
+static __rte_always_inline int
+decap_parse(struct worker *w, struct rte_mbuf *m, uint8_t *buf, uint32_t len,
+	    unsigned int pflags, const struct tep_l3_info *l3,
+	    struct tep_decap *d)
+{
+	enum tep_reason r;
+	uint8_t type;
+
+	r = tep_parse_outer_l3(buf, len, m->pkt_len, pflags, l3, d);
+	if (r != TEP_R_OK) {
+		dp_drop(w, m, r);
+		return -1;
+	}
+	if (d->l4_proto == 17) {
+		type = tep_udp_tun_type[d->dport];
+		switch (type) {
+		case TEP_TUN_VXLAN:
+			r = tep_parse_vxlan(buf, len, d);
+			break;
+		case TEP_TUN_GENEVE:
+			r = tep_parse_geneve(buf, len, d);
+			break;
+		case TEP_TUN_FOU:
+			r = d->tun_off < len ?
+			    tep_parse_fou(buf, len, (buf[d->tun_off] >> 4) == 6 ?
+					  41 : 4, d) : TEP_R_TRUNCATED;
+			break;
+		case TEP_TUN_GUE:
+			r = tep_parse_gue(buf, len, d);
+			break;
+		default:
+			return 0;	/* UDP to us, not a tunnel port */
+		}
+	} else {
+		/* No PMD verifies a GRE checksum. */
+		r = tep_parse_gre(buf, len, TEP_PARSE_VERIFY_CSUM, d);
+	}
+	if (r != TEP_R_OK) {
+		dp_drop(w, m, r);
+		return -1;
+	}
+	/* A chain's outer datagram runs past the first segment: the
+	 * parsers left its checksum to a walk over the segments. */
+	if (unlikely(d->csum_present && !d->csum_verified &&
+		     ((pflags & TEP_PARSE_VERIFY_CSUM) ||
+		      d->l4_proto != 17))) {
+		uint32_t sum = d->l4_proto == 17 ?
+			       tep_decap_outer_phdr(buf, d) : 0;
+
+		if (tep_csum_mbuf(m, d->l4_off, d->l4_len, &sum) < 0 ||
+		    tep_csum_fold(sum) != 0xffff) {
+			dp_drop(w, m, TEP_R_BAD_OUTER_CSUM);
+			return -1;
+		}
+		d->csum_verified = 1;
+	}
+	if (d->oam) {
+		dp_drop(w, m, TEP_R_OAM);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * Remote checksum offload (docs/lco.md): the inner checksum the sender
+ * left undone, completed where its start and offset fields say. False when m was dropped; *good says whether the inner checksum is
+ * then known good.
+ */
+static inline bool
+decap_rco(struct worker *w, struct rte_mbuf *m, uint8_t *buf, uint32_t len,
+	  const struct tep_tunnel *t, const struct tep_rxcsum *rv,
+	  struct tep_decap *d, bool *good)
+{
+	uint16_t seed;
+
+	/* A VXLAN tunnel without rco takes the RCO bits for the
+	 * reserved bits they were, as Linux does without remcsumrx
+	 * (GUE's field is self-describing: always taken). */
+	if (d->type == TEP_TUN_VXLAN && !t->tmpl.rco) {
+		w->cnt->tun[t->id].drop[TEP_R_RESERVED_SET]++;
+		dp_drop(w, m, TEP_R_RESERVED_SET);
+		return false;
+	}
+	/* RCO relies on the outer checksum being known good. */
+	if (!tep_rxcsum_outer_verified(rv, d) ||
+	    (uint32_t)d->inner_off + d->rco_offset + 2 > len) {
+		w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
+		dp_drop(w, m, TEP_R_BAD_RCO);
+		return false;
+	}
+	seed = tep_rd_csum(buf + d->inner_off + d->rco_offset);
+	if (tep_rco_apply(buf, d) != TEP_R_OK) {
+		w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
+		dp_drop(w, m, TEP_R_BAD_RCO);
+		return false;
+	}
+	*good = rco_inner_good(buf, d, seed);
+	return true;
+}
+
+/*
+ * Strip m down to an Ethernet frame carrying the inner IP packet: an
+ * inner Ethernet frame (VXLAN, GENEVE, GRE/TEB) is checked to be for us
+ * and routable, and ARP/ND from behind the tunnel goes to the proxy; a
+ * bare inner IP packet gets 14 bytes in front of it as its Ethernet
+ * header, so both kinds look alike from here on. False when m was
+ * consumed.
+ */
+static __rte_always_inline bool
+decap_inner_frame(struct worker *w, struct rte_mbuf *m, uint8_t *buf,
+		  uint32_t len, const struct tep_tunnel *t,
+		  const struct tep_decap *d)
+{
+	if (d->inner_proto == TEP_ETH_P_TEB) {
+		uint16_t et;
+
+		if (unlikely(d->inner_off + 14u > len)) {
+			dp_drop(w, m, TEP_R_HDR_SPLIT);
+			return false;
+		}
+		et = tep_rd16(buf + d->inner_off + 12);
+
+		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6 &&
+		    et != 0x0806) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
+			dp_drop(w, m, TEP_R_NOT_ROUTABLE);
+			return false;
+		}
+		/* The far end addresses us by the tunnel's overlay MAC
+		 * (or broadcasts an ARP/ND query the proxy answers). */
+		if (!l2_for_us(buf + d->inner_off, mac_to_u64(&t->inner_smac))) {
+			w->cnt->tun[t->id].drop[TEP_R_NOT_FOR_US]++;
+			dp_drop(w, m, TEP_R_NOT_FOR_US);
+			return false;
+		}
+		rte_pktmbuf_adj(m, d->inner_off);
+		if (et != TEP_ETH_P_IPV4 && tunnel_proxy(w, m, t, et))
+			return false;
+		if (et == 0x0806) {
+			w->cnt->tun[t->id].drop[TEP_R_TUNNEL_ND]++;
+			dp_drop(w, m, TEP_R_TUNNEL_ND);
+			return false;
+		}
+	} else {
+		rte_pktmbuf_adj(m, (uint16_t)(d->inner_off - 14));
+		tep_wr16(rte_pktmbuf_mtod(m, uint8_t *) + 12, d->inner_proto);
+	}
+	return true;
+}
+
+/*
  * A packet for one of our underlay addresses: a tunnel packet is stripped
  * down to an Ethernet frame carrying the inner IP packet, bound to its
  * tunnel's VRF (returns 1). 0: not a tunnel packet (punt it); -1: dropped.
@@ -206,11 +361,9 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	const struct tep_tunnel *t;
 	struct tep_rxcsum rv;
 	struct tep_decap d;
-	enum tep_reason r;
 	unsigned int pflags;
 	bool rco_good = false;
-	uint16_t seed;
-	uint8_t type;
+	int r;
 
 	/* Which header the PMD's checksum flags speak of: on a tunnel the
 	 * NIC parsed, RX_L4 is the inner one (drivers/tep_rxcsum.h). Only a
@@ -221,58 +374,9 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	 * IPv4 checksum, or the NIC did) and described them in l3: the
 	 * parse starts from there. */
 	pflags = tep_rxcsum_parse_flags(&rv) | TEP_PARSE_IP4_CSUM_OK;
-	r = tep_parse_outer_l3(buf, len, m->pkt_len, pflags, l3, &d);
-	if (r != TEP_R_OK) {
-		dp_drop(w, m, r);
-		return -1;
-	}
-	if (d.l4_proto == 17) {
-		type = tep_udp_tun_type[d.dport];
-		switch (type) {
-		case TEP_TUN_VXLAN:
-			r = tep_parse_vxlan(buf, len, &d);
-			break;
-		case TEP_TUN_GENEVE:
-			r = tep_parse_geneve(buf, len, &d);
-			break;
-		case TEP_TUN_FOU:
-			r = d.tun_off < len ?
-			    tep_parse_fou(buf, len, (buf[d.tun_off] >> 4) == 6 ?
-					  41 : 4, &d) : TEP_R_TRUNCATED;
-			break;
-		case TEP_TUN_GUE:
-			r = tep_parse_gue(buf, len, &d);
-			break;
-		default:
-			return 0;	/* UDP to us, not a tunnel port */
-		}
-	} else {
-		/* No PMD verifies a GRE checksum. */
-		r = tep_parse_gre(buf, len, TEP_PARSE_VERIFY_CSUM, &d);
-	}
-	if (r != TEP_R_OK) {
-		dp_drop(w, m, r);
-		return -1;
-	}
-	/* A chain's outer datagram runs past the first segment: the
-	 * parsers left its checksum to a walk over the segments. */
-	if (unlikely(d.csum_present && !d.csum_verified &&
-		     ((pflags & TEP_PARSE_VERIFY_CSUM) ||
-		      d.l4_proto != 17))) {
-		uint32_t sum = d.l4_proto == 17 ?
-			       tep_decap_outer_phdr(buf, &d) : 0;
-
-		if (tep_csum_mbuf(m, d.l4_off, d.l4_len, &sum) < 0 ||
-		    tep_csum_fold(sum) != 0xffff) {
-			dp_drop(w, m, TEP_R_BAD_OUTER_CSUM);
-			return -1;
-		}
-		d.csum_verified = 1;
-	}
-	if (d.oam) {
-		dp_drop(w, m, TEP_R_OAM);
-		return -1;
-	}
+	r = decap_parse(w, m, buf, len, pflags, l3, &d);
+	if (r <= 0)
+		return r;
 
 	t = tunnel_find(w, d.type, d.outer_v6, d.has_vni ? d.vni : 0,
 			buf + d.src_off);
@@ -280,67 +384,10 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 		dp_drop(w, m, TEP_R_NO_TUNNEL);
 		return -1;
 	}
-	if (d.has_rco) {
-		/* A VXLAN tunnel without rco takes the RCO bits for the
-		 * reserved bits they were, as Linux does without remcsumrx
-		 * (GUE's field is self-describing: always taken). */
-		if (d.type == TEP_TUN_VXLAN && !t->tmpl.rco) {
-			w->cnt->tun[t->id].drop[TEP_R_RESERVED_SET]++;
-			dp_drop(w, m, TEP_R_RESERVED_SET);
-			return -1;
-		}
-		/* RCO relies on the outer checksum being known good. */
-		if (!tep_rxcsum_outer_verified(&rv, &d) ||
-		    (uint32_t)d.inner_off + d.rco_offset + 2 > len) {
-			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
-			dp_drop(w, m, TEP_R_BAD_RCO);
-			return -1;
-		}
-		seed = tep_rd_csum(buf + d.inner_off + d.rco_offset);
-		if (tep_rco_apply(buf, &d) != TEP_R_OK) {
-			w->cnt->tun[t->id].drop[TEP_R_BAD_RCO]++;
-			dp_drop(w, m, TEP_R_BAD_RCO);
-			return -1;
-		}
-		rco_good = rco_inner_good(buf, &d, seed);
-	}
-
-	if (d.inner_proto == TEP_ETH_P_TEB) {
-		uint16_t et;
-
-		if (unlikely(d.inner_off + 14u > len)) {
-			dp_drop(w, m, TEP_R_HDR_SPLIT);
-			return -1;
-		}
-		et = tep_rd16(buf + d.inner_off + 12);
-
-		if (et != TEP_ETH_P_IPV4 && et != TEP_ETH_P_IPV6 &&
-		    et != 0x0806) {
-			w->cnt->tun[t->id].drop[TEP_R_NOT_ROUTABLE]++;
-			dp_drop(w, m, TEP_R_NOT_ROUTABLE);
-			return -1;
-		}
-		/* The far end addresses us by the tunnel's overlay MAC
-		 * (or broadcasts an ARP/ND query the proxy answers). */
-		if (!l2_for_us(buf + d.inner_off, mac_to_u64(&t->inner_smac))) {
-			w->cnt->tun[t->id].drop[TEP_R_NOT_FOR_US]++;
-			dp_drop(w, m, TEP_R_NOT_FOR_US);
-			return -1;
-		}
-		rte_pktmbuf_adj(m, d.inner_off);
-		if (et != TEP_ETH_P_IPV4 && tunnel_proxy(w, m, t, et))
-			return -1;
-		if (et == 0x0806) {
-			w->cnt->tun[t->id].drop[TEP_R_TUNNEL_ND]++;
-			dp_drop(w, m, TEP_R_TUNNEL_ND);
-			return -1;
-		}
-	} else {
-		/* Keep 14 bytes in front of the inner IP header as its
-		 * Ethernet header, so both kinds look alike from here on. */
-		rte_pktmbuf_adj(m, (uint16_t)(d.inner_off - 14));
-		tep_wr16(rte_pktmbuf_mtod(m, uint8_t *) + 12, d.inner_proto);
-	}
+	if (d.has_rco && !decap_rco(w, m, buf, len, t, &rv, &d, &rco_good))
+		return -1;
+	if (!decap_inner_frame(w, m, buf, len, t, &d))
+		return -1;
 	/* No Rx checksum flag of the outer packet holds for the inner one.
 	 * The inner checksum is known good when the NIC checked it, or from
 	 * headers alone when the outer UDP checksum was verified (a guest

@@ -214,16 +214,23 @@ encap_too_big(const struct rte_mbuf *m, const struct tep_tunnel *t,
 	       t->tmpl.l2_len > op->mtu;
 }
 
-/* A packet too big for the tunnel: fragmented, or an ICMP error. */
-static void
+/* A packet too big for the tunnel: fragmented, the fragments then taking
+ * the tunnel together; or an ICMP error. Rare, and kept out of line so
+ * that the fragments' array is not on the stack of the common path. */
+static __rte_noinline void
 encap_oversize(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	       int family, const struct tep_tunnel *t,
 	       const struct tep_port *op)
 {
+	struct rte_mbuf *frags[DP_FRAGS_MAX];
+	uint16_t n;
+
 	w->cnt->tun[t->id].drop[TEP_R_TOO_BIG]++;
-	dp_too_big(w, m, nh, rte_pktmbuf_mtod_offset(m, uint8_t *, 14),
-		   family, op->mtu - (t->tmpl.len - t->tmpl.l2_len) -
-		   (t->tmpl.inner_eth ? 14 : 0));
+	n = dp_too_big(w, m, rte_pktmbuf_mtod_offset(m, uint8_t *, 14),
+		       family, op->mtu - (t->tmpl.len - t->tmpl.l2_len) -
+		       (t->tmpl.inner_eth ? 14 : 0), frags);
+	if (n > 0)
+		dp_encap_burst(w, frags, NULL, n, nh, 4);
 }
 
 /* Pass 1 for one packet that fits: TTL (unless it is a host port's,

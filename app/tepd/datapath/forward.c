@@ -71,6 +71,20 @@ flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
 			 (proto == 6 ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 }
 
+/* A packet too big for its egress: fragmented, the fragments then taking
+ * the same path; or an ICMP error. Out of line: rare, and the fragments'
+ * array stays off the common path's stack. */
+static __rte_noinline void
+forward_oversize(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
+		 const uint8_t *ip, int family, uint32_t mtu)
+{
+	struct rte_mbuf *frags[DP_FRAGS_MAX];
+	uint16_t n = dp_too_big(w, m, ip, family, mtu, frags);
+
+	if (n > 0)
+		dp_forward_burst(w, frags, n, nh, 4);
+}
+
 /*
  * n packets of one family to next hop nh (a run of a burst: the port is
  * checked, a gateway's adjacency read, and the run queued for TX and
@@ -114,8 +128,8 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 			if (big) {
 				if (dp_keeps_ttl(m->port, op) ||
 				    !dp_ttl_expires(w, m, ip, family))
-					dp_too_big(w, m, nh, ip, family,
-						   op->mtu);
+					forward_oversize(w, m, nh, ip, family,
+							 op->mtu);
 				continue;
 			}
 		}

@@ -15,8 +15,6 @@
 #include "punt.h"
 #include "stats.h"
 
-#define FRAGS_MAX	64	/* a 64 KB datagram in 1 KB pieces */
-
 /*
  * An IPv4 packet without DF that does not fit (ip_mtu: the largest inner
  * IP datagram the egress allows) is fragmented (RFC 791) by DPDK's
@@ -24,13 +22,14 @@
  * would have. A checksum still pending (a VM's) covers the whole datagram:
  * it is completed first. The fragments' own L4 state is "none", so the
  * outer checksum of an encapsulated fragment is summed whole (LCO needs
- * the whole inner datagram).
+ * the whole inner datagram). The fragments go to frags[] (DP_FRAGS_MAX)
+ * for the caller to send on its own path; their number is returned, 0
+ * when m was dropped.
  */
-static void
-fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-	 uint32_t ip_mtu)
+static uint16_t
+fragment(struct worker *w, struct rte_mbuf *m, uint32_t ip_mtu,
+	 struct rte_mbuf **frags)
 {
-	struct rte_mbuf *frags[FRAGS_MAX];
 	uint16_t port = m->port, cport = tep_cnt_port_of(m);
 	uint64_t rss = m->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
 	uint32_t rss_hash = m->hash.rss;
@@ -40,7 +39,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 
 	if (ip_mtu < 68) {
 		dp_drop(w, m, TEP_R_TOO_BIG);
-		return;
+		return 0;
 	}
 	ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
 	ihl = (ip[0] & 0xfu) * 4u;
@@ -55,7 +54,7 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 					       ip[9] == 6 ? 16 : 6,
 					       ip[9] == 17) != 0) {
 			dp_drop(w, m, TEP_R_HDR_SPLIT);
-			return;
+			return 0;
 		}
 	}
 	memcpy(eth, ip - 14, 14);
@@ -64,17 +63,17 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	 * new header segment followed by indirect segments into the
 	 * original's buffers (whose references keep them alive). */
 	if (likely(m->next == NULL))
-		n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, FRAGS_MAX,
+		n = rte_ipv4_fragment_copy_nonseg_packet(m, frags, DP_FRAGS_MAX,
 							 (uint16_t)ip_mtu,
 							 tep.pool);
 	else
-		n = rte_ipv4_fragment_packet(m, frags, FRAGS_MAX,
+		n = rte_ipv4_fragment_packet(m, frags, DP_FRAGS_MAX,
 					     (uint16_t)ip_mtu, tep.pool,
 					     tep.pool);
 	if (n <= 0) {
 		w->cnt->port[cport].drop[TEP_R_TOO_BIG]++;
 		rte_pktmbuf_free(m);
-		return;
+		return 0;
 	}
 	rte_pktmbuf_free(m);
 	w->cnt->port[cport].frag_pkts++;
@@ -98,23 +97,17 @@ fragment(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 		f->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | rss;
 		f->hash.rss = rss_hash;
 	}
-	/* The fragments take the packet's path together. */
-	if (nh->type == TEP_NHT_TUNNEL)
-		dp_encap_burst(w, frags, NULL, (uint16_t)k, nh, 4);
-	else
-		for (i = 0; i < k; i++)
-			dp_forward(w, frags[i], nh, 4);
+	return (uint16_t)k;
 }
 
-void
-dp_too_big(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-	const uint8_t *ip, int family, uint32_t mtu)
+uint16_t
+dp_too_big(struct worker *w, struct rte_mbuf *m, const uint8_t *ip,
+	   int family, uint32_t mtu, struct rte_mbuf **frags)
 {
-	if (family == 4 && !(tep_rd16(ip + 6) & 0x4000)) {
-		fragment(w, m, nh, mtu);
-		return;
-	}
+	if (family == 4 && !(tep_rd16(ip + 6) & 0x4000))
+		return fragment(w, m, mtu, frags);
 	w->cnt->port[tep_cnt_port_of(m)].drop[TEP_R_TOO_BIG]++;
 	tep_priv(m)->mtu = (uint16_t)mtu;
 	dp_punt(w, m, TEP_PUNT_TOO_BIG, family);
+	return 0;
 }
