@@ -146,10 +146,15 @@ tbl8_groups(uint32_t want)
  * punt and control rings, packets held for ARP/ND, each worker's TX
  * buffers and segmentation output, the per-lcore caches; then a quarter
  * more. A pool that does not fit says how much it needed.
+ *
+ * TEPD_POOL_EXTRA=N adds N mbufs: a benchmark knob for net_pcap's
+ * infinite_rx, which keeps the whole capture in mbufs of this pool (a
+ * capture of 65 536 flows needs 65 536 of them).
  */
 static int
 pool_create(unsigned int host_ports, char *err, size_t errlen)
 {
+	const char *extra = getenv("TEPD_POOL_EXTRA");
 	uint32_t ports = rte_eth_dev_count_avail(), w = tep.nb_workers;
 	uint64_t rings = (uint64_t)ports * w * (TEP_RX_DESC + TEP_TX_DESC);
 	uint64_t hosts = (uint64_t)host_ports * w * 2 * TEP_HOST_DESC;
@@ -166,6 +171,8 @@ pool_create(unsigned int host_ports, char *err, size_t errlen)
 				 RTE_MBUF_PRIV_ALIGN);
 
 	n += n / 4;
+	if (extra != NULL)
+		n += strtoull(extra, NULL, 0) & 0xffffffffu;
 	n = rte_align64pow2(n) - 1;	/* a ring's size, less one */
 	if (n > UINT32_MAX / 2) {
 		snprintf(err, errlen, "mbuf pool: %" PRIu64 " mbufs needed: "

@@ -39,7 +39,17 @@ TYPES=${1:-vxlan}
 FAMS=${2:-4}
 SIZES=${3:-64 512 1500}
 MODES=${4:-lco full}
-ROUTES=${ROUTES:-100000}
+TABLE=${TABLE:-seq}
+if [ "$TABLE" = internet ]; then
+	ROUTES=${ROUTES:-1000000}
+	TUNNELS=${TUNNELS:-64}
+else
+	ROUTES=${ROUTES:-100000}
+	TUNNELS=${TUNNELS:-1}
+fi
+FLOWS=${FLOWS:-512}
+# net_pcap's infinite_rx holds the whole capture in mbufs
+export TEPD_POOL_EXTRA=$FLOWS PCAP_PKTS=$FLOWS
 DUR=${SECONDS_PER_SAMPLE:-2}
 SAMPLES=${SAMPLES:-3}
 if [ "$SMOKE" = 1 ]; then
@@ -68,7 +78,17 @@ fi
 # I/O ceiling), shared with bench_ovs.sh
 . "$HERE/bench_lib.sh"
 
-routes_file() {	# N -> file of "route add" lines under 198.18.0.0/15
+routes_file() {	# N -> "route add" lines in routes.conf (+ dsts: FLOWS addresses)
+	if [ "$TABLE" = internet ]; then
+		# prefixes with gen_routes.py's mix, each to one of the
+		# tunnels t0..t(TUNNELS-1) by its next-hop number, and FLOWS
+		# destinations random over them
+		$PY "$HERE/gen_routes.py" "$1" "$WORK/mix.txt" "$WORK/dsts" "$FLOWS"
+		awk -v k="$TUNNELS" '{ t = $2 % k
+			printf "route add %s vrf red tunnel t%s\n", $1, t ? t : "" }' \
+			"$WORK/mix.txt" >"$WORK/routes.conf"
+		return
+	fi
 	$PY - "$1" >"$WORK/routes.conf" <<'PY'
 import sys
 n = int(sys.argv[1])
@@ -78,6 +98,15 @@ for i in range(n):
     out.append("route add 198.%d.%d.%d/32 vrf red tunnel t" % (a, (i >> 8) & 255, i & 255))
 print("\n".join(out))
 PY
+}
+
+# remote_of FAM K: the underlay address of the K-th far VTEP
+remote_of() {
+	if [ "$1" = 4 ]; then
+		echo "198.51.100.$((2 + $2))"
+	else
+		printf '2001:db8:1::%x\n' $((2 + $2))
+	fi
 }
 
 tepd_mpps() {	# TYPE FAM PCAP MODE SIZE -> "mpps load_seconds"
@@ -119,7 +148,7 @@ CONF
 			for (g = 0; g < k; g++)
 				printf "neigh add 203.0.113.%d lladdr 02:00:00:00:%02x:77 dev net_null0\n", g + 2, g
 		}
-		{ sub(/ tunnel t$/, " via 203.0.113." (NR - 1) % k + 2); print }' \
+		{ sub(/ tunnel t[0-9]*$/, " via 203.0.113." (NR - 1) % k + 2); print }' \
 			"$WORK/routes.conf" >>"$WORK/tepd.conf"
 	else
 	cat >"$WORK/tepd.conf" <<CONF
@@ -134,6 +163,14 @@ neigh add $remote_ip lladdr 02:00:00:00:00:99 dev net_null0
 tunnel add t type $type local $local_ip remote $remote_ip $key vrf red $csum
 route add 198.18.0.0/15 vrf red tunnel t
 CONF
+	if [ "$TABLE" = internet ]; then
+		# tunnel tK to far VTEP K ("t" is the first)
+		for k in $(seq 1 $((TUNNELS - 1))); do
+			r=$(remote_of "$fam" "$k")
+			echo "neigh add $r lladdr 02:00:00:00:$(printf %02x "$k"):99 dev net_null0"
+			echo "tunnel add t$k type $type local $local_ip remote $r $key vrf red $csum"
+		done >>"$WORK/tepd.conf"
+	fi
 	cat "$WORK/routes.conf" >>"$WORK/tepd.conf"
 	fi
 	local t0 t1
@@ -142,7 +179,8 @@ CONF
 		--vdev net_null0,no-rx=1 -- -s "$WORK/s.sock" -f "$WORK/tepd.conf" \
 		-r $((ROUTES + 1024)) ${CYCLES:+-C} $bopt >"$WORK/tepd.log" 2>&1 &
 	PID=$!
-	for _ in $(seq 600); do
+	# a million routes take a while to load
+	for _ in $(seq $((600 + ROUTES / 500))); do
 		$TEPCTL -s "$WORK/s.sock" port list >/dev/null 2>&1 && break
 		kill -0 "$PID" 2>/dev/null || { cat "$WORK/tepd.log" >&2; exit 1; }
 		sleep 0.05
@@ -184,10 +222,16 @@ if bad:
 		awk '{ printf "%.2f", $1 / 1e6 }')" "$(echo "$t1 - $t0" | awk '{print $1 - $3}')"
 }
 
-echo "# tepd pipeline: net_pcap (infinite_rx, 512 flows) -> tepd (1 worker) -> net_null"
-echo "# $ROUTES /32 routes + 1 covering /15 in the VRF; median of $SAMPLES x ${DUR}s"
+echo "# tepd pipeline: net_pcap (infinite_rx, $FLOWS flows) -> tepd (1 worker) -> net_null"
+if [ "$TABLE" = internet ]; then
+	echo "# $ROUTES Internet-mix prefixes over $TUNNELS tunnels (decap: ${GATEWAYS:-1} gateways) in the VRF, destinations random over them; median of $SAMPLES x ${DUR}s"
+else
+	echo "# $ROUTES /32 routes + 1 covering /15 in the VRF; median of $SAMPLES x ${DUR}s"
+fi
 echo "# machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 routes_file "$ROUTES"
+DSTS=
+[ "$TABLE" != internet ] || DSTS="--dst-file $WORK/dsts"
 DEAD=
 printf '%-7s %-4s %5s %-5s %9s %11s %9s %8s\n' type fam bytes csum "tepd_Mpps" \
 	"testpmd_Mpps" "fraction" "load_s"
@@ -196,11 +240,11 @@ for size in $SIZES; do
 	case " $MODES " in *" decap "*)
 		# decap: VXLAN/IPv4 frames of this size, their own reference
 		$PY "$HERE/gen_traffic.py" --vxlan --remotes "${REMOTES:-1}" \
-			"$size" "$WORK/v$size.pcap"
+			$DSTS "$size" "$WORK/v$size.pcap" "$FLOWS"
 		refvx=$(testpmd_mpps "$WORK/v$size.pcap" "$size") ;;
 	esac
 	case " $MODES " in *" lco "*|*" full "*|*" off "*|*" offload "*|*" rco "*)
-		$PY "$HERE/gen_traffic.py" "$size" "$WORK/p$size.pcap"
+		$PY "$HERE/gen_traffic.py" $DSTS "$size" "$WORK/p$size.pcap" "$FLOWS"
 		ref=$(testpmd_mpps "$WORK/p$size.pcap" "$size") ;;
 	esac
 	for type in $TYPES; do
