@@ -48,6 +48,9 @@ else
 	TUNNELS=${TUNNELS:-1}
 fi
 FLOWS=${FLOWS:-512}
+# EAL memory (MiB): a VRF sized for a million routes per family needs
+# about 900 MiB of FIB and RIB
+MEM=${MEM:-$([ "$TABLE" = internet ] && echo 3072 || echo 1536)}
 # net_pcap's infinite_rx holds the whole capture in mbufs
 export TEPD_POOL_EXTRA=$FLOWS PCAP_PKTS=$FLOWS
 DUR=${SECONDS_PER_SAMPLE:-2}
@@ -69,9 +72,9 @@ trap cleanup EXIT INT TERM
 if [ -n "${HUGE:-}" ]; then
 	# --huge-unlink: no hugepage files left behind for the next run
 	# (nor for OVS's --in-memory, which then finds its 1 GiB)
-	EAL="-l 0-1 -m 1536 --huge-unlink --no-pci --log-level=lib.eal:error"
+	EAL="-l 0-1 -m $MEM --huge-unlink --no-pci --log-level=lib.eal:error"
 else
-	EAL="-l 0-1 --no-huge -m 1536 --no-pci --log-level=lib.eal:error"
+	EAL="-l 0-1 --no-huge -m $MEM --no-pci --log-level=lib.eal:error"
 fi
 
 # median, big, JUMBO_DATA, testpmd_mpps (testpmd io forwarding: the
