@@ -180,8 +180,16 @@ tep_walk_ip4(const uint8_t *ip, uint32_t room, uint32_t hroom,
 		return TEP_R_BAD_VERSION;
 	if (TEP_WALK_UNLIKELY(ihl < 20))
 		return TEP_R_BAD_HDR_LEN;
-	if (TEP_WALK_UNLIKELY(tot > room || tot < ihl || ihl > hroom))
-		return tep_walk_ip4_bad(ihl, tot, room, hroom, flags);
+	if (TEP_WALK_UNLIKELY(tot > room || tot < ihl || ihl > hroom)) {
+		enum tep_reason r = tep_walk_ip4_bad(ihl, tot, room, hroom,
+						     flags);
+
+		/* Never OK (w is not filled): said so that the compiler
+		 * knows, out of line as the function is. */
+		if (r == TEP_R_OK)
+			__builtin_unreachable();
+		return r;
+	}
 	w->family = 4;
 	w->l3_len = ihl;
 	w->l4_off = w->l2_len + ihl;
