@@ -108,7 +108,8 @@ l4_room(size_t hdr_room, uint32_t l4_off)
 
 /*
  * The flow of a packet whose IP header at buf + f->l3_off l3 describes
- * (checked by flow_ipv4/6 or by the caller's classifier): TOS, DF, the
+ * (checked by the walk, tep_hdr_walk.h, here or in the caller's
+ * classifier): TOS, DF, the
  * L4 header, the hash.
  */
 static inline __attribute__((always_inline)) void
