@@ -19,6 +19,7 @@
 
 #include "tep_csum.h"
 #include "tep_csum_mbuf.h"
+#include "tep_hdr_walk.h"
 #include "tep_txprep.h"
 
 #define TUN_VXLAN	(RTE_MBUF_F_TX_TUNNEL_VXLAN >> TEP_TXTUN_SHIFT)
@@ -488,34 +489,6 @@ struct txpkt {
 	uint8_t proto;
 };
 
-/* IPv6 extension headers between the fixed header and l3_len. Only what
- * leaves the pseudo-header as the fixed header says: hop-by-hop, destination
- * options, and a routing header with no segments left (otherwise the
- * pseudo-header destination is the final one, RFC 8200 section 8.1). */
-static int
-ipv6_ext_walk(const uint8_t *ip, uint32_t l3_len, uint8_t *proto)
-{
-	uint8_t nh = ip[6];
-	uint32_t off = 40;
-
-	while (off < l3_len) {
-		const uint8_t *e = ip + off;
-
-		if (l3_len - off < 8)
-			return -1;
-		if (nh != 0 && nh != 60 && nh != 43)
-			return -1;
-		if (nh == 43 && e[3] != 0)
-			return -1;
-		nh = e[0];
-		off += ((uint32_t)e[1] + 1) * 8;
-	}
-	if (off != l3_len)
-		return -1;
-	*proto = nh;
-	return 0;
-}
-
 /* Check the metadata against the bytes. 0 = well formed, -1 = refuse. */
 static int
 txpkt_parse(const struct rte_mbuf *m, struct txpkt *p)
@@ -528,6 +501,7 @@ txpkt_parse(const struct rte_mbuf *m, struct txpkt *p)
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t seg = m->data_len, pkt = m->pkt_len, lim = pkt;
 	uint32_t l4min, ver;
+	struct tep_walk wk;
 	const uint8_t *ip;
 
 	if (fl & REFUSED_FLAGS)
@@ -574,34 +548,29 @@ txpkt_parse(const struct rte_mbuf *m, struct txpkt *p)
 	p->l4_off = p->ip_off + p->l3_len;
 	if (p->l3_len < 20 || p->l4_off + l4min > seg)
 		return -1;	/* headers not all in the first segment */
+	if (p->l4_off + l4min > lim)
+		return -1;	/* (the datagram cannot end in time) */
 	ip = d + p->ip_off;
 	ver = ip[0] >> 4;
-	if (inner == RTE_MBUF_F_TX_IPV4 || (inner == 0 && ver == 4)) {
-		uint32_t tot = rd16(ip + 2);
-
-		if (ver != 4 || (uint32_t)(ip[0] & 0xf) * 4 != p->l3_len ||
-		    tot < p->l3_len + l4min || (rd16(ip + 6) & 0x3fff) != 0)
-			return -1;	/* fragments have no L4 checksum of
-					 * their own */
-		p->v6 = 0;
-		p->proto = ip[9];
-		p->l4_len = tot - p->l3_len;
-		p->ip_end = p->ip_off + tot;
-	} else if (inner == RTE_MBUF_F_TX_IPV6 || (inner == 0 && ver == 6)) {
-		uint32_t plen = rd16(ip + 4);
-
-		if (ver != 6 || p->l3_len < 40 || (p->l3_len - 40) % 8 ||
-		    plen < p->l3_len - 40 + l4min ||
-		    ipv6_ext_walk(ip, p->l3_len, &p->proto) < 0)
-			return -1;
-		p->v6 = 1;
-		p->l4_len = plen - (p->l3_len - 40);
-		p->ip_end = p->ip_off + 40 + plen;
-	} else {
+	if (inner == RTE_MBUF_F_TX_IPV4 ? ver != 4 :
+	    inner == RTE_MBUF_F_TX_IPV6 ? ver != 6 :
+	    inner != 0 || (ver != 4 && ver != 6))
 		return -1;	/* both flags, or not IP */
-	}
-	if (p->proto != (p->udp ? IPPROTO_UDP_ : IPPROTO_TCP_) ||
-	    p->ip_end > lim)
+	/* The walk goes to L4: it must be where l3_len says. IPv6 extension
+	 * headers only where they leave the pseudo-header as the fixed
+	 * header says: not a fragment header, nor a routing header with
+	 * segments left (RFC 8200 8.1). */
+	if (tep_hdr_walk(ip, lim - p->ip_off, seg - p->ip_off, TEP_WALK_EXT,
+			 &wk) != TEP_R_OK ||
+	    wk.l3_len != p->l3_len || wk.ip_len < p->l3_len + l4min ||
+	    wk.frag || (wk.ext & (TEP_WALK_X_RT_LEFT | TEP_WALK_X_LONG)))
+		return -1;	/* fragments have no L4 checksum of their
+				 * own */
+	p->v6 = wk.family == 6;
+	p->proto = wk.l4_proto;
+	p->l4_len = wk.ip_len - p->l3_len;
+	p->ip_end = p->ip_off + wk.ip_len;
+	if (p->proto != (p->udp ? IPPROTO_UDP_ : IPPROTO_TCP_))
 		return -1;
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "tep_bytes.h"
 #include "tep_csum.h"
+#include "tep_hdr_walk.h"
 #include "tep_proto.h"
 
 #define IPPROTO_UDP_	17
@@ -130,10 +131,8 @@ enum tep_reason
 tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 		    unsigned int flags, struct tep_decap *d)
 {
-	const uint8_t *ip;
-	uint32_t off, room, ip_end;
+	struct tep_walk w;
 	enum tep_reason r;
-	uint16_t et;
 
 	memset(d, 0, sizeof(*d));
 	if (hdr_room > len)
@@ -143,63 +142,25 @@ tep_parse_outer_seg(const uint8_t *buf, size_t hdr_room, size_t len,
 		return TEP_R_TRUNCATED;
 	if (len > 0xffff + 18)
 		return TEP_R_BAD_LENGTH;
-	if (hdr_reach(d, 14) != TEP_R_OK)
-		return TEP_R_HDR_SPLIT;
-	et = tep_rd16(buf + 12);
-	off = 14;
-	if (et == TEP_ETH_P_VLAN) {
-		if (len < 18)
-			return TEP_R_TRUNCATED;
-		if (hdr_reach(d, 18) != TEP_R_OK)
-			return TEP_R_HDR_SPLIT;
+	/* No extension headers on the underlay: a tunnel packet to us has
+	 * UDP or GRE straight after the fixed IPv6 header (anything else is
+	 * an unknown protocol, below). */
+	r = tep_hdr_walk(buf, (uint32_t)len, (uint32_t)hdr_room,
+			 TEP_WALK_ETH | TEP_WALK_VLAN | TEP_WALK_SPLIT_EARLY,
+			 &w);
+	if (r != TEP_R_OK)
+		return r;
+	if (w.l2_len == 18)
 		d->vlan_tci = tep_rd16(buf + 14);
-		et = tep_rd16(buf + 16);
-		off = 18;
-	}
-	d->outer_l2_len = (uint16_t)off;
-	ip = buf + off;
-	room = (uint32_t)len - off;
-
-	if (et == TEP_ETH_P_IPV4) {
-		uint32_t ihl, tot;
-
-		if (room < 20)
-			return TEP_R_TRUNCATED;
-		if (hdr_reach(d, off + 20) != TEP_R_OK)
-			return TEP_R_HDR_SPLIT;
-		if ((ip[0] >> 4) != 4)
-			return TEP_R_BAD_VERSION;
-		ihl = (ip[0] & 0xfu) * 4;
-		if (ihl < 20)
-			return TEP_R_BAD_HDR_LEN;
-		if (room < ihl)
-			return TEP_R_TRUNCATED;
-		if (hdr_reach(d, off + ihl) != TEP_R_OK)
-			return TEP_R_HDR_SPLIT;
-		tot = tep_rd16(ip + 2);
-		if (tot < ihl)
-			return TEP_R_BAD_LENGTH;
-		if (tot > room)
-			return TEP_R_TRUNCATED;
-		r = outer_ip4(ip, off, ihl, flags, d);
+	d->outer_l2_len = (uint16_t)w.l2_len;
+	if (w.family == 4) {
+		r = outer_ip4(buf + w.l2_len, w.l2_len, w.l3_len, flags, d);
 		if (r != TEP_R_OK)
 			return r;
-		ip_end = off + tot;
-	} else if (et == TEP_ETH_P_IPV6) {
-		if (room < 40)
-			return TEP_R_TRUNCATED;
-		if (hdr_reach(d, off + 40) != TEP_R_OK)
-			return TEP_R_HDR_SPLIT;
-		if ((ip[0] >> 4) != 6)
-			return TEP_R_BAD_VERSION;
-		if (40u + tep_rd16(ip + 4) > room)
-			return TEP_R_TRUNCATED;
-		outer_ip6(ip, off, d);
-		ip_end = off + 40 + tep_rd16(ip + 4);
 	} else {
-		return TEP_R_UNKNOWN_PROTO;
+		outer_ip6(buf + w.l2_len, w.l2_len, d);
 	}
-	return outer_l4(buf, flags, ip_end, d);
+	return outer_l4(buf, flags, w.l2_len + w.ip_len, d);
 }
 
 /* The outer UDP or GRE header of a packet whose IP header ends at ip_end

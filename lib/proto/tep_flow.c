@@ -13,16 +13,13 @@
 
 #include "tep_bytes.h"
 #include "tep_csum.h"
+#include "tep_hdr_walk.h"
 #include "tep_proto.h"
 
-#define IPPROTO_HOPOPTS_	0
 #define IPPROTO_ICMP_		1
 #define IPPROTO_TCP_		6
 #define IPPROTO_UDP_		17
-#define IPPROTO_ROUTING_	43
-#define IPPROTO_FRAGMENT_	44
 #define IPPROTO_ICMPV6_		58
-#define IPPROTO_DSTOPTS_	60
 #define IPPROTO_SCTP_		132
 
 /* Inline: n is a constant at each call, so the loop unrolls into its two
@@ -109,95 +106,10 @@ l4_room(size_t hdr_room, uint32_t l4_off)
 	return hdr_room > l4_off ? (uint32_t)(hdr_room - l4_off) : 0;
 }
 
-/* Check the IPv4 header at buf + f->l3_off and describe it in l3. */
-static enum tep_reason
-flow_ipv4(const uint8_t *buf, size_t hdr_room, size_t len,
-	  const struct tep_flow *f, struct tep_l3_info *l3)
-{
-	const uint8_t *ip = buf + f->l3_off;
-	size_t room = len - f->l3_off;
-	uint32_t ihl, tot;
-	uint16_t frag;
-
-	if (room < 20)
-		return TEP_R_TRUNCATED;
-	if (hdr_room < f->l3_off + 20u)
-		return TEP_R_HDR_SPLIT;
-	if ((ip[0] >> 4) != 4)
-		return TEP_R_BAD_VERSION;
-	ihl = (ip[0] & 0xfu) * 4;
-	tot = tep_rd16(ip + 2);
-	if (ihl < 20)
-		return TEP_R_BAD_HDR_LEN;
-	if (room < ihl || room < tot)
-		return TEP_R_TRUNCATED;
-	if (tot < ihl)
-		return TEP_R_BAD_LENGTH;
-	if (hdr_room < f->l3_off + ihl)
-		return TEP_R_HDR_SPLIT;
-	frag = tep_rd16(ip + 6);
-	l3->l3_len = (uint16_t)ihl;
-	l3->ip_len = (uint16_t)tot;
-	l3->family = 4;
-	l3->l4_proto = ip[9];
-	/* A fragment's L4 checksum covers the whole datagram, not this
-	 * piece: its region sums to nothing LCO can use. */
-	l3->l4_usable = (frag & 0x3fff) == 0;
-	return TEP_R_OK;
-}
-
-/* Check the IPv6 header (and extension headers) at buf + f->l3_off and
- * describe them in l3. */
-static enum tep_reason
-flow_ipv6(const uint8_t *buf, size_t hdr_room, size_t len,
-	  const struct tep_flow *f, struct tep_l3_info *l3)
-{
-	const uint8_t *ip = buf + f->l3_off;
-	size_t room = len - f->l3_off;
-	uint32_t off = 40, end;
-	uint8_t nh;
-	bool l4_usable = true;
-
-	if (room < 40)
-		return TEP_R_TRUNCATED;
-	if (hdr_room < f->l3_off + 40u)
-		return TEP_R_HDR_SPLIT;
-	if ((ip[0] >> 4) != 6)
-		return TEP_R_BAD_VERSION;
-	end = 40u + tep_rd16(ip + 4);
-	if (room < end)
-		return TEP_R_TRUNCATED;
-	nh = ip[6];
-	/* Skip the extension headers that may precede L4 (RFC 8200 4.1). */
-	while (nh == IPPROTO_HOPOPTS_ || nh == IPPROTO_ROUTING_ ||
-	       nh == IPPROTO_DSTOPTS_ || nh == IPPROTO_FRAGMENT_) {
-		uint32_t ext;
-
-		if (end - off < 8)
-			return TEP_R_TRUNCATED;
-		if (hdr_room < f->l3_off + off + 8u)
-			return TEP_R_HDR_SPLIT;
-		ext = nh == IPPROTO_FRAGMENT_ ? 8 : (ip[off + 1] + 1u) * 8;
-		if (end - off < ext)
-			return TEP_R_TRUNCATED;
-		/* A fragment's checksum covers the whole datagram; a routing
-		 * header changes the pseudo-header's destination. */
-		if (nh == IPPROTO_FRAGMENT_ || nh == IPPROTO_ROUTING_)
-			l4_usable = false;
-		nh = ip[off];
-		off += ext;
-	}
-	l3->l3_len = (uint16_t)off;
-	l3->ip_len = (uint16_t)end;
-	l3->family = 6;
-	l3->l4_proto = nh;
-	l3->l4_usable = l4_usable;
-	return TEP_R_OK;
-}
-
 /*
  * The flow of a packet whose IP header at buf + f->l3_off l3 describes
- * (checked by flow_ipv4/6 or by the caller's classifier): TOS, DF, the
+ * (checked by the walk, tep_hdr_walk.h, here or in the caller's
+ * classifier): TOS, DF, the
  * L4 header, the hash.
  */
 static inline __attribute__((always_inline)) void
@@ -253,8 +165,8 @@ tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 		   struct tep_flow *f)
 {
 	struct tep_l3_info l3;
+	struct tep_walk w;
 	enum tep_reason r;
-	uint16_t et;
 
 	memset(f, 0, sizeof(*f));
 	f->l4.kind = TEP_L4_NONE;
@@ -263,36 +175,34 @@ tep_flow_parse_seg(const uint8_t *buf, size_t hdr_room, size_t len, bool eth,
 	if (eth) {
 		if (len < 14)
 			return TEP_R_TRUNCATED;
+		/* A tag's room, whether there is one or not. */
 		if (hdr_room < 18 && hdr_room < len)
 			return TEP_R_HDR_SPLIT;
-		et = tep_rd16(buf + 12);
-		f->l3_off = 14;
-		if (et == TEP_ETH_P_VLAN) {
-			if (len < 18)
-				return TEP_R_TRUNCATED;
-			et = tep_rd16(buf + 16);
-			f->l3_off = 18;
-		}
-	} else {
-		if (len < 1)
-			return TEP_R_TRUNCATED;
-		et = (buf[0] >> 4) == 4 ? TEP_ETH_P_IPV4 :
-		     (buf[0] >> 4) == 6 ? TEP_ETH_P_IPV6 : 0;
-		if (et == 0)
-			return TEP_R_BAD_VERSION;
 	}
-
-	if (et == TEP_ETH_P_IPV4)
-		r = flow_ipv4(buf, hdr_room, len, f, &l3);
-	else if (et == TEP_ETH_P_IPV6)
-		r = flow_ipv6(buf, hdr_room, len, f, &l3);
-	else {
+	if (len > UINT32_MAX)
+		return TEP_R_BAD_LENGTH;
+	r = eth ? tep_hdr_walk(buf, (uint32_t)len, (uint32_t)hdr_room,
+			       TEP_WALK_ETH | TEP_WALK_VLAN | TEP_WALK_EXT, &w) :
+		  tep_hdr_walk(buf, (uint32_t)len, (uint32_t)hdr_room,
+			       TEP_WALK_EXT, &w);
+	if (r == TEP_R_UNKNOWN_PROTO) {
 		/* Not IP: opaque L2, hashed on its MAC addresses. */
-		f->hash = hash_bytes(buf, 12, et);
+		f->l3_off = (uint16_t)w.l2_len;
+		f->hash = hash_bytes(buf, 12, w.ethertype);
 		return TEP_R_OK;
 	}
 	if (r != TEP_R_OK)
 		return r;
+	f->l3_off = (uint16_t)w.l2_len;
+	l3.l3_len = (uint16_t)w.l3_len;
+	l3.ip_len = (uint16_t)w.ip_len;
+	l3.family = w.family;
+	l3.l4_proto = w.l4_proto;
+	/* A fragment's L4 checksum covers the whole datagram, not this
+	 * piece: its region sums to nothing LCO can use; a routing header
+	 * changes the pseudo-header's destination. */
+	l3.l4_usable = tep_walk_l4_whole(&w);
+	l3.pad = 0;
 	flow_l3(buf, hdr_room, &l3, false, f);
 	return TEP_R_OK;
 }

@@ -14,6 +14,7 @@
 #define TEPD_DATAPATH_CLASSIFY_H
 
 #include "tep_chain.h"
+#include "tep_hdr_walk.h"
 #include "datapath.h"
 #include "punt.h"
 #include "stats.h"
@@ -36,13 +37,6 @@ pkt_trim(struct rte_mbuf *m, uint32_t len)
 		tep_chain_trim(m, len);
 }
 
-/* IPv6 extension headers that may come before L4 (RFC 8200 4.1). */
-static inline bool
-ipv6_ext(uint8_t nh)
-{
-	return nh == 0 || nh == 43 || nh == 44 || nh == 60;
-}
-
 /*
  * Check the IP header of an Ethernet frame and return the family (4/6),
  * or 0 when the packet was punted or dropped here. l3 gets what later
@@ -53,52 +47,41 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
 	 struct tep_l3_info *l3)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = eth + 14;
+	uint32_t hroom = m->data_len;
+	struct tep_walk wk;
+	enum tep_reason r;
+
 	/* Lengths are checked against the whole packet, header reads
 	 * against the first segment: a chain (a guest's TSO super-packet,
-	 * a jumbo frame) has its headers there. */
-	uint32_t room = m->pkt_len, hroom = m->data_len;
-	uint16_t et;
-
-	if (hroom < 14) {
-		dp_drop(w, m, TEP_R_TRUNCATED);
+	 * a jumbo frame) has its headers there (rx pulled them up, so a
+	 * header beyond it is short or inconsistent, not split). No VLAN:
+	 * a tagged frame is not routable. IPv6 extension headers are rare
+	 * and left to the full parse (l3_len 0) where L4 matters. */
+	r = tep_hdr_walk(eth, m->pkt_len, hroom,
+			 TEP_WALK_ETH | TEP_WALK_NO_SPLIT, &wk);
+	if (unlikely(r != TEP_R_OK)) {
+		if (r == TEP_R_UNKNOWN_PROTO && wk.ethertype == 0x0806)
+			dp_punt(w, m, TEP_PUNT_ARP, 4);
+		else
+			dp_drop(w, m, r == TEP_R_UNKNOWN_PROTO ?
+				   TEP_R_NOT_ROUTABLE : r);
 		return 0;
 	}
-	et = tep_rd16(eth + 12);
-	room -= 14;
-	hroom -= 14;
-	if (et == TEP_ETH_P_IPV4) {
-		const uint8_t *ip = eth + 14;
-		uint32_t ihl, tot;
-
-		if (hroom < 20) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return 0;
-		}
-		ihl = (ip[0] & 0xfu) * 4;
-		tot = tep_rd16(ip + 2);
-		if ((ip[0] >> 4) != 4 || ihl < 20) {
-			dp_drop(w, m, (ip[0] >> 4) != 4 ? TEP_R_BAD_VERSION :
-				   TEP_R_BAD_HDR_LEN);
-			return 0;
-		}
-		if (tot > room || tot < ihl || ihl > hroom) {
-			dp_drop(w, m, tot > room ? TEP_R_TRUNCATED :
-				   TEP_R_BAD_LENGTH);
-			return 0;
-		}
+	if (wk.family == 4) {
 		/* The NIC's IP verdict is of this header only when it did
 		 * not parse a tunnel (then it speaks of the inner one). */
 		if (((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
 		     RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 		     (m->packet_type & (RTE_PTYPE_TUNNEL_MASK |
 					RTE_PTYPE_INNER_L3_MASK))) &&
-		    !tep_ipv4_hdr_ok(ip, ihl)) {
+		    !tep_ipv4_hdr_ok(ip, wk.l3_len)) {
 			dp_drop(w, m, TEP_R_BAD_IP_CSUM);
 			return 0;
 		}
 		/* Trim Ethernet padding: lengths below follow the IP header. */
-		if (m->pkt_len > 14 + tot)
-			pkt_trim(m, 14 + tot);
+		if (m->pkt_len > 14 + wk.ip_len)
+			pkt_trim(m, 14 + wk.ip_len);
 		/* tepd routes unicast only; hosts' multicast chatter (IGMP,
 		 * mDNS, broadcasts) is counted apart from real misses. */
 		if (ip[16] >= 224 || tep_rd32(ip + 16) == 0xffffffff) {
@@ -111,68 +94,42 @@ classify(struct worker *w, struct rte_mbuf *m, bool decapsulated,
 			dp_drop(w, m, TEP_R_LINK_LOCAL);
 			return 0;
 		}
-		l3->l3_len = (uint16_t)ihl;
-		l3->ip_len = (uint16_t)tot;
+		l3->l3_len = (uint16_t)wk.l3_len;
+		l3->ip_len = (uint16_t)wk.ip_len;
 		l3->family = 4;
-		l3->l4_proto = ip[9];
+		l3->l4_proto = wk.l4_proto;
 		/* MF or an offset: a fragment's L4 is not all here. */
-		l3->l4_usable = (tep_rd16(ip + 6) & 0x3fff) == 0;
+		l3->l4_usable = !wk.frag;
 		return 4;
 	}
-	if (et == TEP_ETH_P_IPV6) {
-		const uint8_t *ip = eth + 14;
-		uint32_t tot;
-
-		if (hroom < 40) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return 0;
-		}
-		if ((ip[0] >> 4) != 6) {
-			dp_drop(w, m, TEP_R_BAD_VERSION);
-			return 0;
-		}
-		tot = 40u + tep_rd16(ip + 4);
-		if (tot > room) {
-			dp_drop(w, m, TEP_R_TRUNCATED);
-			return 0;
-		}
-		if (m->pkt_len > 14 + tot)
-			pkt_trim(m, 14 + tot);
-		if (is_nd(ip, RTE_MIN(tot, hroom))) {
-			/* Neighbour state is the underlay's or an access
-			 * link's: ND from behind a tunnel (other than what
-			 * the proxy answered) never reaches it. */
-			if (unlikely(decapsulated))
-				dp_drop(w, m, TEP_R_TUNNEL_ND);
-			else
-				dp_punt(w, m, TEP_PUNT_ND, 6);
-			return 0;
-		}
-		if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
-			dp_drop(w, m, TEP_R_MULTICAST);
-			return 0;
-		}
-		/* fe80::/10 stays on its link (RFC 4291 2.5.6). */
-		if (unlikely((ip[8] == 0xfe && (ip[9] & 0xc0) == 0x80) ||
-			     (ip[24] == 0xfe && (ip[25] & 0xc0) == 0x80))) {
-			dp_drop(w, m, TEP_R_LINK_LOCAL);
-			return 0;
-		}
-		/* Extension headers are rare and left to the full parse
-		 * (l3_len 0) where L4 matters. */
-		l3->l3_len = ipv6_ext(ip[6]) ? 0 : 40;
-		l3->ip_len = (uint16_t)tot;
-		l3->family = 6;
-		l3->l4_proto = ip[6];
-		l3->l4_usable = 1;
-		return 6;
-	}
-	if (et == 0x0806) {
-		dp_punt(w, m, TEP_PUNT_ARP, 4);
+	if (m->pkt_len > 14 + wk.ip_len)
+		pkt_trim(m, 14 + wk.ip_len);
+	if (is_nd(ip, RTE_MIN(wk.ip_len, hroom - 14))) {
+		/* Neighbour state is the underlay's or an access link's: ND
+		 * from behind a tunnel (other than what the proxy answered)
+		 * never reaches it. */
+		if (unlikely(decapsulated))
+			dp_drop(w, m, TEP_R_TUNNEL_ND);
+		else
+			dp_punt(w, m, TEP_PUNT_ND, 6);
 		return 0;
 	}
-	dp_drop(w, m, TEP_R_NOT_ROUTABLE);
-	return 0;
+	if (ip[24] == 0xff) {	/* MLD, router solicitations, ... */
+		dp_drop(w, m, TEP_R_MULTICAST);
+		return 0;
+	}
+	/* fe80::/10 stays on its link (RFC 4291 2.5.6). */
+	if (unlikely((ip[8] == 0xfe && (ip[9] & 0xc0) == 0x80) ||
+		     (ip[24] == 0xfe && (ip[25] & 0xc0) == 0x80))) {
+		dp_drop(w, m, TEP_R_LINK_LOCAL);
+		return 0;
+	}
+	l3->l3_len = wk.ext ? 0 : 40;
+	l3->ip_len = (uint16_t)wk.ip_len;
+	l3->family = 6;
+	l3->l4_proto = wk.l4_proto;
+	l3->l4_usable = 1;
+	return 6;
 }
 
 #endif /* TEPD_DATAPATH_CLASSIFY_H */

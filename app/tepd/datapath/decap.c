@@ -12,6 +12,7 @@
 #include <rte_hash.h>
 
 #include "tep_csum_mbuf.h"
+#include "tep_hdr_walk.h"
 #include "tep_rxcsum.h"
 #include "datapath.h"
 #include "tunnel.h"
@@ -29,36 +30,32 @@ inner_l4_of(const uint8_t *buf, const struct tep_decap *d, uint32_t *l3,
 	const uint8_t *ip = buf + d->inner_off +
 			    (d->inner_proto == TEP_ETH_P_TEB ? 14 : 0);
 	uint32_t end = (uint32_t)d->l4_off + d->l4_len;
-	uint32_t ipoff = (uint32_t)(ip - buf), l3_len, tot;
-	uint8_t proto;
+	uint32_t ipoff = (uint32_t)(ip - buf), tot;
+	struct tep_walk wk;
 
+	/* (40 readable bytes asked of IPv4 too: a datagram that short is
+	 * not worth deriving.) */
 	if (ipoff + 40 > end || ipoff + 40 > d->hdr_room)
 		return 0;
-	if ((ip[0] >> 4) == 4) {
-		l3_len = (ip[0] & 0xfu) * 4u;
-		tot = tep_rd16(ip + 2);
-		proto = ip[9];
-		if (l3_len < 20 || (tep_rd16(ip + 6) & 0x3fff))
-			return 0;
-	} else if ((ip[0] >> 4) == 6) {
-		l3_len = 40;
-		tot = 40u + tep_rd16(ip + 4);
-		proto = ip[6];
-	} else {
+	/* No extension headers walked: with one, l4_proto is not TCP/UDP. */
+	if (tep_hdr_walk(ip, end - ipoff, d->hdr_room - ipoff, 0, &wk) !=
+	    TEP_R_OK || wk.frag)
 		return 0;
-	}
+	tot = wk.ip_len;
 	/* The derivation covers up to the end of the outer datagram. */
-	if (ipoff + tot != end || (proto != 6 && proto != 17) ||
-	    tot < l3_len + 8)
+	if (ipoff + tot != end || (wk.l4_proto != 6 && wk.l4_proto != 17) ||
+	    tot < wk.l3_len + 8)
 		return 0;
-	if (proto == 17 && (ip[0] >> 4) == 4 && tep_rd16(ip + l3_len + 6) == 0)
+	if (wk.l4_proto == 17 && wk.family == 4 &&
+	    tep_rd16(ip + wk.l3_len + 6) == 0)
 		return 0;
-	*l3 = l3_len;
-	*l4_proto = proto;
-	*phdr = (ip[0] >> 4) == 4 ?
-		tep_ipv4_phdr_sum(ip + 12, ip + 16, proto,
-				  (uint16_t)(tot - l3_len)) :
-		tep_ipv6_phdr_sum(ip + 8, ip + 24, proto, tot - l3_len);
+	*l3 = wk.l3_len;
+	*l4_proto = wk.l4_proto;
+	*phdr = wk.family == 4 ?
+		tep_ipv4_phdr_sum(ip + 12, ip + 16, wk.l4_proto,
+				  (uint16_t)(tot - wk.l3_len)) :
+		tep_ipv6_phdr_sum(ip + 8, ip + 24, wk.l4_proto,
+				  tot - wk.l3_len);
 	return ipoff;
 }
 

@@ -8,6 +8,7 @@
  * checksums turned into TX requests.
  */
 
+#include "tep_hdr_walk.h"
 #include "datapath.h"
 #include "adj.h"
 #include "neigh.h"
@@ -24,27 +25,27 @@
  */
 static void
 flat_csum_meta(struct worker *w, struct rte_mbuf *m, uint8_t *ip,
-	       int family, const struct tep_port *op)
+	       const struct tep_port *op)
 {
 	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	uint32_t l3_len, l4_len;
+	struct tep_walk wk;
 	uint8_t proto, *l4;
 	uint16_t seed;
+	int family;
 
 	if (l4f != RTE_MBUF_F_RX_L4_CKSUM_NONE &&
 	    !(l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD && op->txcaps.partial_rx))
 		return;
-	if (family == 4) {
-		l3_len = (ip[0] & 0xfu) * 4u;
-		proto = ip[9];
-		l4_len = tep_rd16(ip + 2) - l3_len;
-		if (tep_rd16(ip + 6) & 0x3fff)	/* fragment */
-			return;
-	} else {
-		l3_len = 40;
-		proto = ip[6];
-		l4_len = tep_rd16(ip + 4);
-	}
+	/* Classified: the walk agrees with the family. Extension headers
+	 * are not walked (the request is for a plain header). */
+	if (tep_hdr_walk(ip, m->pkt_len - 14, m->data_len - 14u, 0, &wk) !=
+	    TEP_R_OK || wk.frag)
+		return;
+	family = wk.family;
+	l3_len = wk.l3_len;
+	proto = wk.l4_proto;
+	l4_len = wk.ip_len - wk.l3_len;
 	if ((proto != 6 && proto != 17) ||
 	    l4_len < (proto == 6 ? 20u : 8u) ||
 	    14 + l3_len + 20 > m->data_len)
@@ -141,7 +142,7 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 		 * what it carries now (a pending checksum must stay a Tx
 		 * request). */
 		if (unlikely(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK))
-			flat_csum_meta(w, m, ip, family, op);
+			flat_csum_meta(w, m, ip, op);
 		if (gw) {
 			to = nh->gw;
 			mac = gw_mac;

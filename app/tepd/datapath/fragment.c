@@ -11,6 +11,7 @@
 #include <rte_ip_frag.h>
 
 #include "tep_chain.h"
+#include "tep_hdr_walk.h"
 #include "datapath.h"
 #include "punt.h"
 #include "stats.h"
@@ -34,7 +35,7 @@ fragment(struct worker *w, struct rte_mbuf *m, uint32_t ip_mtu,
 	uint64_t rss = m->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
 	uint32_t rss_hash = m->hash.rss;
 	uint8_t eth[14], *ip;
-	uint32_t ihl, tot;
+	struct tep_walk wk;
 	int n, i, k;
 
 	if (ip_mtu < 68) {
@@ -42,17 +43,22 @@ fragment(struct worker *w, struct rte_mbuf *m, uint32_t ip_mtu,
 		return 0;
 	}
 	ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-	ihl = (ip[0] & 0xfu) * 4u;
-	tot = tep_rd16(ip + 2);
+	/* Classified IPv4: the walk only says where L4 is and whether it
+	 * is whole (not already a fragment). */
 	if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
-	    RTE_MBUF_F_RX_L4_CKSUM_NONE && !(tep_rd16(ip + 6) & 0x3fff) &&
-	    ((ip[9] == 6 && tot >= ihl + 20) || (ip[9] == 17 && tot >= ihl + 8))) {
+	    RTE_MBUF_F_RX_L4_CKSUM_NONE &&
+	    tep_hdr_walk(ip, m->pkt_len - 14, m->data_len - 14u, 0, &wk) ==
+	    TEP_R_OK && !wk.frag &&
+	    ((wk.l4_proto == 6 && wk.ip_len >= wk.l3_len + 20) ||
+	     (wk.l4_proto == 17 && wk.ip_len >= wk.l3_len + 8))) {
+		uint32_t ihl = wk.l3_len, tot = wk.ip_len;
+		uint32_t csum_at = wk.l4_proto == 6 ? 16 : 6;
+		bool udp = wk.l4_proto == 17;
+
 		if (likely(m->next == NULL))
-			tep_l4_csum_complete(ip + ihl, tot - ihl,
-					     ip[9] == 6 ? 16 : 6, ip[9] == 17);
+			tep_l4_csum_complete(ip + ihl, tot - ihl, csum_at, udp);
 		else if (tep_chain_l4_complete(m, 14 + ihl, tot - ihl,
-					       ip[9] == 6 ? 16 : 6,
-					       ip[9] == 17) != 0) {
+					       csum_at, udp) != 0) {
 			dp_drop(w, m, TEP_R_HDR_SPLIT);
 			return 0;
 		}
