@@ -566,6 +566,8 @@ static void
 put(struct nlb *n, const void *p, size_t len)
 {
 	assert_true(n->len + len <= MAXF);
+	if (len == 0)
+		return;	/* p may be NULL: a flag attribute */
 	memcpy(n->b + n->len, p, len);
 	n->len += len;
 }
