@@ -24,6 +24,8 @@
 #include <rte_rib6.h>
 
 #include "tep_fib.h"
+#include "tep_fib_priv.h"
+#include "tep_nhg.h"
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -46,6 +48,12 @@ rcu_wait(struct tep_rib *r)
 {
 	if (r->rcu != NULL)
 		rte_rcu_qsbr_synchronize(r->rcu, RTE_QSBR_THRID_INVALID);
+}
+
+void
+tep_fib_rcu_wait(struct tep_rib *r)
+{
+	rcu_wait(r);
 }
 
 int
@@ -107,6 +115,7 @@ tep_rib_fini(struct tep_rib *r)
 		rte_fib6_free(v->fib6);
 		rte_free(v);
 	}
+	tep_nhg_fini(r);
 	rte_hash_free(r->nh_index);
 	r->nh_index = NULL;
 }
@@ -275,6 +284,9 @@ nh_get(struct tep_rib *r, const struct tep_nh *nh)
 
 	memset(&key, 0, sizeof(key));
 	key = *nh;
+	/* a group slot refers to an existing group */
+	if (key.type == TEP_NHT_GROUP && tep_nhg_get(r, key.tunnel) == NULL)
+		return TEP_NH_NONE;
 	if (rte_hash_lookup_data(r->nh_index, &key, &data) >= 0) {
 		idx = (uint32_t)(uintptr_t)data;
 		r->nh_ref[idx]++;
@@ -295,6 +307,9 @@ nh_get(struct tep_rib *r, const struct tep_nh *nh)
 	r->nh[idx] = key;
 	/* What the last occupant's owner kept here is not this one's. */
 	__atomic_store_n(&r->nh_adj[idx], 0, __ATOMIC_RELAXED);
+	r->nh_down[idx] = 0;
+	if (key.type == TEP_NHT_GROUP)
+		r->nhg[key.tunnel]->ref++;
 	if (r->conf.nh_init != NULL)
 		r->conf.nh_init(r, idx, r->conf.nh_init_arg);
 	r->nh_ref[idx] = 1;
@@ -310,9 +325,47 @@ nh_put(struct tep_rib *r, uint32_t idx)
 	if (--r->nh_ref[idx] > 0)
 		return;
 	rte_hash_del_key(r->nh_index, &r->nh[idx]);
+	if (r->nh[idx].type == TEP_NHT_GROUP)
+		r->nhg[r->nh[idx].tunnel]->ref--;
 	/* The FIB no longer returns idx; wait out readers that may have
 	 * fetched it before the entry may be reused. */
 	rcu_wait(r);
+}
+
+uint32_t
+tep_nh_ref_get(struct tep_rib *r, const struct tep_nh *nh)
+{
+	return nh_get(r, nh);
+}
+
+void
+tep_nh_ref_put(struct tep_rib *r, uint32_t idx)
+{
+	nh_put(r, idx);
+}
+
+uint32_t
+tep_nh_lookup(const struct tep_rib *r, const struct tep_nh *nh)
+{
+	struct tep_nh key = *nh;
+	void *data;
+
+	if (rte_hash_lookup_data(r->nh_index, &key, &data) < 0)
+		return TEP_NH_NONE;
+	return (uint32_t)(uintptr_t)data;
+}
+
+/* A route's next hop that cannot be had: a missing group, or a full
+ * table. */
+static int
+nh_get_fail(const struct tep_rib *r, const struct tep_nh *nh, char *err,
+	    size_t errlen)
+{
+	if (nh->type == TEP_NHT_GROUP && tep_nhg_get(r, nh->tunnel) == NULL)
+		return fail(err, errlen, ENOENT, "no next-hop group %u",
+			    nh->tunnel);
+	return fail(err, errlen, ENOSPC, "out of next hops (%u)",
+		    TEP_NH_MAX);
 }
 
 uint32_t
@@ -575,8 +628,7 @@ tep_route_add(struct tep_rib *r, uint16_t vrf, int family,
 			    "route exists in vrf \"%s\"", v->name);
 	idx = nh_get(r, nh);
 	if (idx == TEP_NH_NONE)
-		return fail(err, errlen, ENOSPC, "out of next hops (%u)",
-			    TEP_NH_MAX);
+		return nh_get_fail(r, nh, err, errlen);
 	ret = fib_write(r, v, family, addr, depth, idx, err, errlen);
 	if (ret != 0)
 		return ret;
@@ -605,8 +657,7 @@ tep_route_replace(struct tep_rib *r, uint16_t vrf, int family,
 				     errlen);
 	idx = nh_get(r, nh);
 	if (idx == TEP_NH_NONE)
-		return fail(err, errlen, ENOSPC, "out of next hops (%u)",
-			    TEP_NH_MAX);
+		return nh_get_fail(r, nh, err, errlen);
 	if (idx == (uint32_t)old) {
 		/* same next hop: nothing changes, drop the extra reference */
 		nh_put(r, idx);

@@ -33,6 +33,9 @@
 #define TEP_VRF_NAME_MAX	32
 #define TEP_NH_MAX		32767	/* 2-byte FIB entries: 2^15 - 1 */
 #define TEP_NH_NONE		0	/* the FIBs' default: no route */
+#define TEP_NHG_MAX		4096	/* group ids 1 to TEP_NHG_MAX - 1 */
+
+struct tep_nhg;
 
 enum tep_nh_type {
 	TEP_NHT_UNSET,
@@ -41,6 +44,8 @@ enum tep_nh_type {
 	TEP_NHT_TUNNEL,		/* into a tunnel */
 	TEP_NHT_BLACKHOLE,
 	TEP_NHT_LOCAL,		/* one of tepd's own addresses */
+	TEP_NHT_GROUP,		/* a next-hop group: tunnel is its id
+				 * (tep_nhg.h) */
 };
 
 /* Who installed a route: tepctl/config (static, the zero value) or
@@ -136,6 +141,16 @@ struct tep_rib {
 	uint32_t nh_ref[TEP_NH_MAX + 1];	/* control thread only */
 	uint32_t nh_free_hint;
 	struct rte_hash *nh_index;		/* tep_nh -> index */
+	/* Next-hop groups by id (tep_nhg.h): a pointer published with a
+	 * release store, replaced under RCU. */
+	struct tep_nhg *nhg[TEP_NHG_MAX];	/* read by workers */
+	uint32_t nhg_count;			/* control thread only */
+	/* Members marked down (tep_nh_set_up): control thread only, the
+	 * workers see it in the groups' bucket tables. */
+	uint8_t nh_down[TEP_NH_MAX + 1];
+	/* Times a next hop in a group went down / came back up
+	 * (tep_nh_set_up). */
+	uint64_t nh_failovers, nh_recoveries;
 	struct rte_rcu_qsbr *rcu;
 	struct tep_rib_conf conf;
 	uint32_t fib_seq;			/* unique rte_fib names */

@@ -24,6 +24,8 @@
 #define NL_RTM_DELROUTE		25
 #define NL_RTM_NEWNEIGH		28
 #define NL_RTM_DELNEIGH		29
+#define NL_RTM_NEWNEXTHOP	104
+#define NL_RTM_DELNEXTHOP	105
 
 #define NL_AF_INET		2
 #define NL_AF_BRIDGE		7
@@ -33,6 +35,8 @@
 #define NL_ALIGN(n)		(((size_t)(n) + 3) & ~(size_t)3)
 #define NL_RTMSG_LEN		12	/* struct rtmsg */
 #define NL_NDMSG_LEN		12	/* struct ndmsg */
+#define NL_NHMSG_LEN		8	/* struct nhmsg */
+#define NL_NHGRP_LEN		8	/* struct nexthop_grp */
 #define NL_RTA_HDR		4	/* struct rtattr */
 #define NL_RTNH_LEN		8	/* struct rtnexthop */
 /* NLA_F_NESTED, NLA_F_NET_BYTEORDER: zebra sets NESTED on RTA_MULTIPATH */
@@ -58,6 +62,16 @@
 #define NDA_VLAN_		5
 #define NDA_VNI_		7
 #define NDA_MASTER_		9
+
+/* next-hop object attributes (linux/nexthop.h) */
+#define NHA_ID_			1
+#define NHA_GROUP_		2
+#define NHA_GROUP_TYPE_		3
+#define NHA_BLACKHOLE_		4
+#define NHA_OIF_		5
+#define NHA_GATEWAY_		6
+#define NHA_ENCAP_TYPE_		7
+#define NHA_ENCAP_		8
 
 /* inside RTA_ENCAP when RTA_ENCAP_TYPE is TEP_FPM_ENCAP_VXLAN
  * (FRR fpm.h: VXLAN_VNI = 0) */
@@ -108,6 +122,10 @@ tep_fpm_kind_str(int kind)
 		return "mac add";
 	case TEP_FPM_MAC_DEL:
 		return "mac del";
+	case TEP_FPM_NH_ADD:
+		return "nexthop add";
+	case TEP_FPM_NH_DEL:
+		return "nexthop del";
 	default:
 		return "unknown kind";
 	}
@@ -453,7 +471,7 @@ parse_route(struct ctx *c, size_t off, size_t end, bool del)
 	const uint8_t *m = c->f + off;
 	struct nh_attrs top = { 0 };
 	struct attr a, mp = { 0 };
-	bool has_dst = false, has_mp = false, has_nhid = false;
+	bool has_dst = false, has_mp = false;
 	uint64_t seen = 0;
 	struct walk w;
 	size_t alen;
@@ -520,7 +538,8 @@ parse_route(struct ctx *c, size_t off, size_t end, bool del)
 			if (a.len != 4)
 				return fail(c, TEP_FPM_E_ATTR_SIZE, a.hdr,
 					    a.type);
-			has_nhid = true;
+			rt->has_nh_id = true;
+			rt->nh_id = get32(c->f + a.data);
 			break;
 		case RTA_MULTIPATH_:
 			has_mp = true;
@@ -558,13 +577,10 @@ parse_route(struct ctx *c, size_t off, size_t end, bool del)
 			return r;
 	}
 
-	if (!del && rt->type == TEP_FPM_RTN_UNICAST && rt->nh_count == 0) {
-		if (has_nhid) {
-			out->ignore = TEP_FPM_IGN_NH_ID;
-			return TEP_FPM_E_OK;
-		}
+	/* a route by next-hop object only is the caller's to resolve */
+	if (!del && rt->type == TEP_FPM_RTN_UNICAST && rt->nh_count == 0 &&
+	    !rt->has_nh_id)
 		return fail(c, TEP_FPM_E_NO_NH, off, 0);
-	}
 	out->kind = del ? TEP_FPM_ROUTE_DEL : TEP_FPM_ROUTE_ADD;
 	return TEP_FPM_E_OK;
 }
@@ -649,6 +665,178 @@ parse_neigh(struct ctx *c, size_t off, size_t end, bool del)
 	return TEP_FPM_E_OK;
 }
 
+/* NHA_GROUP: nexthop_grp {id u32, weight u8, resvd1 u8, resvd2 u16}. */
+static int
+parse_group(struct ctx *c, struct tep_fpm_nhobj *o, const struct attr *a)
+{
+	unsigned int n, i, j;
+
+	if (a->len == 0)
+		return fail(c, TEP_FPM_E_NH_EMPTY, a->hdr, a->type);
+	if (a->len % NL_NHGRP_LEN != 0)
+		return fail(c, TEP_FPM_E_ATTR_SIZE, a->hdr, a->type);
+	n = (unsigned int)(a->len / NL_NHGRP_LEN);
+	if (n > TEP_FPM_MAX_NH)
+		return fail(c, TEP_FPM_E_NH_TOO_MANY, a->hdr, a->type);
+	for (i = 0; i < n; i++) {
+		const uint8_t *g = c->f + a->data + i * NL_NHGRP_LEN;
+
+		o->group[i].id = get32(g);
+		o->group[i].weight = (uint16_t)(g[4] + 1);
+		if (o->group[i].id == 0)
+			return fail(c, TEP_FPM_E_NHG_MISSING, a->hdr, a->type);
+		for (j = 0; j < i; j++)
+			if (o->group[j].id == o->group[i].id)
+				return fail(c, TEP_FPM_E_NHG_DUP, a->hdr,
+					    a->type);
+	}
+	o->ngroup = n;
+	o->is_group = true;
+	return TEP_FPM_E_OK;
+}
+
+/* The route attribute a next-hop object's attribute means, or 0. */
+static uint16_t
+nha_as_rta(uint16_t type)
+{
+	switch (type) {
+	case NHA_OIF_:
+		return RTA_OIF_;
+	case NHA_GATEWAY_:
+		return RTA_GATEWAY_;
+	case NHA_ENCAP_TYPE_:
+		return RTA_ENCAP_TYPE_;
+	case NHA_ENCAP_:
+		return RTA_ENCAP_;
+	default:
+		return 0;
+	}
+}
+
+/* The other way, for the attribute an error names. */
+static uint16_t
+rta_as_nha(uint16_t type)
+{
+	switch (type) {
+	case RTA_OIF_:
+		return NHA_OIF_;
+	case RTA_GATEWAY_:
+		return NHA_GATEWAY_;
+	case RTA_ENCAP_TYPE_:
+		return NHA_ENCAP_TYPE_;
+	case RTA_ENCAP_:
+		return NHA_ENCAP_;
+	default:
+		return type;
+	}
+}
+
+static int
+parse_nexthop(struct ctx *c, size_t off, size_t end, bool del)
+{
+	struct tep_fpm_msg *out = c->out;
+	struct tep_fpm_nhobj *o = &out->nhobj;
+	const uint8_t *m = c->f + off;
+	struct nh_attrs n = { 0 };
+	bool has_id = false;
+	uint64_t seen = 0;
+	struct walk w;
+	struct attr a;
+	int r;
+
+	if (end - off < NL_NHMSG_LEN)
+		return fail(c, TEP_FPM_E_BODY_SHORT, off, 0);
+	if (m[0] != 0 && m[0] != NL_AF_INET && m[0] != NL_AF_INET6) {
+		out->ignore = TEP_FPM_IGN_FAMILY;
+		return TEP_FPM_E_OK;
+	}
+	o->family = m[0];
+	o->protocol = m[2];
+	w.off = off + NL_NHMSG_LEN;
+	w.end = end;
+	w.nested = false;
+	while ((r = attr_next(c, &w, &a)) > 0) {
+		uint16_t as = nha_as_rta(a.type), type = a.type;
+
+		if (!seen_once(&seen, a.type))
+			return fail(c, TEP_FPM_E_DUP_ATTR, a.hdr, a.type);
+		switch (a.type) {
+		case NHA_ID_:
+			if (a.len != 4)
+				return fail(c, TEP_FPM_E_ATTR_SIZE, a.hdr,
+					    a.type);
+			o->id = get32(c->f + a.data);
+			has_id = o->id != 0;
+			break;
+		case NHA_GROUP_:
+			r = parse_group(c, o, &a);
+			if (r != TEP_FPM_E_OK)
+				return r;
+			break;
+		case NHA_GROUP_TYPE_:
+			if (a.len != 2)
+				return fail(c, TEP_FPM_E_ATTR_SIZE, a.hdr,
+					    a.type);
+			o->group_type = get16(c->f + a.data);
+			break;
+		case NHA_BLACKHOLE_:
+			if (a.len != 0)
+				return fail(c, TEP_FPM_E_ATTR_SIZE, a.hdr,
+					    a.type);
+			o->blackhole = true;
+			break;
+		default:
+			if (as == 0)
+				break;	/* NHA_MASTER, NHA_FDB...: not ours */
+			a.type = as;
+			r = take_nh_attr(c, &n, &a);
+			if (r < 0) {
+				out->err_attr = type;
+				return -r;
+			}
+			break;
+		}
+	}
+	if (r < 0)
+		return -r;
+	if (!has_id)
+		return fail(c, TEP_FPM_E_NHID_MISSING, off, NHA_ID_);
+	if (del) {
+		out->kind = TEP_FPM_NH_DEL;
+		return TEP_FPM_E_OK;
+	}
+	if (o->is_group) {
+		unsigned int i;
+
+		if (o->blackhole || n.has_gw || n.has_oif || n.has_etype ||
+		    n.has_encap)
+			return fail(c, TEP_FPM_E_NH_MIXED, off, NHA_GROUP_);
+		for (i = 0; i < o->ngroup; i++)
+			if (o->group[i].id == o->id)
+				return fail(c, TEP_FPM_E_NHG_SELF, off,
+					    NHA_GROUP_);
+	} else if (o->blackhole) {
+		if (n.has_gw || n.has_etype || n.has_encap)
+			return fail(c, TEP_FPM_E_NH_MIXED, off,
+				    NHA_BLACKHOLE_);
+	} else if (!n.has_gw && !n.has_oif) {
+		return fail(c, TEP_FPM_E_NO_NH, off, 0);
+	} else {
+		/* a gateway of the object's own family (nh_family) */
+		if (n.has_gw && o->family == 0)
+			return fail(c, TEP_FPM_E_GW_FAMILY, n.gw.hdr,
+				    NHA_GATEWAY_);
+		o->nh.weight = 1;
+		r = fill_nh(c, &o->nh, o->family, &n);
+		if (r != TEP_FPM_E_OK) {
+			out->err_attr = rta_as_nha(out->err_attr);
+			return r;
+		}
+	}
+	out->kind = TEP_FPM_NH_ADD;
+	return TEP_FPM_E_OK;
+}
+
 int
 tep_fpm_frame_check(const uint8_t *buf, size_t len, size_t *frame_len)
 {
@@ -730,6 +918,11 @@ tep_fpm_decode_next(const uint8_t *frame, size_t len, size_t *moff,
 		r = parse_neigh(&c, off + NL_HDR_LEN, end,
 				out->nlmsg_type == NL_RTM_DELNEIGH);
 		break;
+	case NL_RTM_NEWNEXTHOP:
+	case NL_RTM_DELNEXTHOP:
+		r = parse_nexthop(&c, off + NL_HDR_LEN, end,
+				  out->nlmsg_type == NL_RTM_DELNEXTHOP);
+		break;
 	default:
 		out->ignore = TEP_FPM_IGN_MSG_TYPE;
 		r = TEP_FPM_E_OK;
@@ -750,4 +943,149 @@ tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out)
 	size_t off = 0;
 
 	return tep_fpm_decode_next(frame, len, &off, out);
+}
+
+/* ---- next-hop objects ---------------------------------------------------- */
+
+void
+tep_fpm_nhtab_init(struct tep_fpm_nhtab *t, struct tep_fpm_nhent *ent,
+		   unsigned int cap)
+{
+	t->ent = ent;
+	t->cap = cap;
+	t->n = 0;
+}
+
+static struct tep_fpm_nhent *
+nhtab_get(const struct tep_fpm_nhtab *t, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->ent[i].obj.id == id)
+			return &t->ent[i];
+	return NULL;
+}
+
+const struct tep_fpm_nhobj *
+tep_fpm_nhtab_find(const struct tep_fpm_nhtab *t, uint32_t id)
+{
+	const struct tep_fpm_nhent *e = nhtab_get(t, id);
+
+	return e != NULL ? &e->obj : NULL;
+}
+
+/* Members' use counts, for a group joining (+1) or leaving (-1). */
+static void
+nhtab_use(struct tep_fpm_nhtab *t, const struct tep_fpm_nhobj *o, int d)
+{
+	unsigned int i;
+
+	if (!o->is_group)
+		return;
+	for (i = 0; i < o->ngroup; i++) {
+		struct tep_fpm_nhent *m = nhtab_get(t, o->group[i].id);
+
+		if (m != NULL)
+			m->users = (uint32_t)((int64_t)m->users + d);
+	}
+}
+
+int
+tep_fpm_nhtab_add(struct tep_fpm_nhtab *t, const struct tep_fpm_nhobj *o)
+{
+	struct tep_fpm_nhent *old;
+	unsigned int i, j;
+
+	if (o->id == 0)
+		return TEP_FPM_E_NHID_MISSING;
+	old = nhtab_get(t, o->id);
+	if (o->is_group) {
+		if (o->ngroup == 0)
+			return TEP_FPM_E_NH_EMPTY;
+		if (o->ngroup > TEP_FPM_MAX_NH)
+			return TEP_FPM_E_NH_TOO_MANY;
+		/* groups are not members: a group replacing a member
+		 * would nest */
+		if (old != NULL && old->users > 0)
+			return TEP_FPM_E_NHG_NESTED;
+		for (i = 0; i < o->ngroup; i++) {
+			const struct tep_fpm_nhent *m;
+
+			if (o->group[i].id == o->id)
+				return TEP_FPM_E_NHG_SELF;
+			if (o->group[i].weight == 0)
+				return TEP_FPM_E_NHG_WEIGHT;
+			for (j = 0; j < i; j++)
+				if (o->group[j].id == o->group[i].id)
+					return TEP_FPM_E_NHG_DUP;
+			m = nhtab_get(t, o->group[i].id);
+			if (m == NULL)
+				return TEP_FPM_E_NHG_MISSING;
+			if (m->obj.is_group)
+				return TEP_FPM_E_NHG_NESTED;
+		}
+	}
+	if (old == NULL && t->n == t->cap)
+		return TEP_FPM_E_NHTAB_FULL;
+	if (old == NULL) {
+		old = &t->ent[t->n++];
+		old->users = 0;
+	} else {
+		nhtab_use(t, &old->obj, -1);
+	}
+	old->obj = *o;
+	nhtab_use(t, &old->obj, +1);
+	return TEP_FPM_E_OK;
+}
+
+int
+tep_fpm_nhtab_del(struct tep_fpm_nhtab *t, uint32_t id)
+{
+	struct tep_fpm_nhent *e = nhtab_get(t, id);
+
+	if (e == NULL)
+		return TEP_FPM_E_NH_UNKNOWN;
+	if (e->users > 0)
+		return TEP_FPM_E_NH_IN_USE;
+	nhtab_use(t, &e->obj, -1);
+	*e = t->ent[--t->n];
+	return TEP_FPM_E_OK;
+}
+
+int
+tep_fpm_nhtab_resolve(const struct tep_fpm_nhtab *t, uint32_t id,
+		      struct tep_fpm_nh *nh, unsigned int *n, bool *blackhole)
+{
+	const struct tep_fpm_nhent *e = nhtab_get(t, id);
+	unsigned int i;
+
+	*n = 0;
+	*blackhole = false;
+	if (e == NULL)
+		return TEP_FPM_E_NH_UNKNOWN;
+	if (e->obj.blackhole) {
+		*blackhole = true;
+		return TEP_FPM_E_OK;
+	}
+	if (!e->obj.is_group) {
+		nh[0] = e->obj.nh;
+		nh[0].weight = 1;
+		*n = 1;
+		return TEP_FPM_E_OK;
+	}
+	for (i = 0; i < e->obj.ngroup; i++) {
+		const struct tep_fpm_nhent *m = nhtab_get(t, e->obj.group[i].id);
+
+		/* the table keeps members while groups use them */
+		if (m == NULL || m->obj.is_group)
+			return TEP_FPM_E_NHG_MISSING;
+		if (m->obj.blackhole)
+			continue;
+		nh[*n] = m->obj.nh;
+		nh[*n].weight = e->obj.group[i].weight;
+		(*n)++;
+	}
+	*blackhole = *n == 0;
+	return TEP_FPM_E_OK;
 }

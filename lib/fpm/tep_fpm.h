@@ -40,7 +40,8 @@ extern "C" {
 #define TEP_FPM_MAX_FRAME	65535u
 /* FRR's RTA_ENCAP_TYPE value for VXLAN (fpm.h FPM_NH_ENCAP_VXLAN) */
 #define TEP_FPM_ENCAP_VXLAN	100
-#define TEP_FPM_MAX_NH		16
+/* next hops of a route (RTA_MULTIPATH), members of a next-hop group */
+#define TEP_FPM_MAX_NH		64
 
 /* One list, the enum and the names: names are stable (tests, logs). */
 #define TEP_FPM_ERRORS(X)						\
@@ -74,7 +75,16 @@ extern "C" {
 	X(VNI_MISSING, "vxlan encap without vni")			\
 	X(VNI_RANGE, "vni out of range")				\
 	X(ENCAP_NO_TYPE, "encap without encap type")			\
-	X(MAC_MISSING, "neighbour without mac")
+	X(MAC_MISSING, "neighbour without mac")				\
+	X(NHID_MISSING, "next hop object without id")			\
+	X(NHG_SELF, "group contains itself")				\
+	X(NHG_DUP, "group member listed twice")			\
+	X(NHG_MISSING, "group member unknown")				\
+	X(NHG_NESTED, "group member is a group")			\
+	X(NHG_WEIGHT, "group member weight 0")				\
+	X(NH_UNKNOWN, "unknown next hop object")			\
+	X(NH_IN_USE, "next hop object in use by a group")		\
+	X(NHTAB_FULL, "next hop object table full")
 
 enum tep_fpm_err {
 #define TEP_FPM_X(n, s) TEP_FPM_E_##n,
@@ -91,8 +101,7 @@ const char *tep_fpm_err_str(int err);
 	X(MSG_TYPE, "other netlink message type")			\
 	X(FAMILY, "other address family")				\
 	X(ROUTE_TYPE, "unsupported route type")				\
-	X(SRC_PREFIX, "source-specific route")				\
-	X(NH_ID, "next hops by group id only")
+	X(SRC_PREFIX, "source-specific route")
 
 enum tep_fpm_ignore {
 #define TEP_FPM_X(n, s) TEP_FPM_IGN_##n,
@@ -109,6 +118,8 @@ enum tep_fpm_kind {
 	TEP_FPM_ROUTE_DEL,	/* RTM_DELROUTE */
 	TEP_FPM_MAC_ADD,	/* RTM_NEWNEIGH, AF_BRIDGE: e.g. a router MAC */
 	TEP_FPM_MAC_DEL,	/* RTM_DELNEIGH, AF_BRIDGE */
+	TEP_FPM_NH_ADD,		/* RTM_NEWNEXTHOP: add or replace */
+	TEP_FPM_NH_DEL,		/* RTM_DELNEXTHOP */
 };
 
 const char *tep_fpm_kind_str(int kind);
@@ -128,7 +139,8 @@ struct tep_fpm_nh {
 	/* the gateway came as ::ffff:a.b.c.d and is given here as IPv4 */
 	bool gw_mapped;
 	uint8_t flags;		/* rtnh_flags; 0 outside RTA_MULTIPATH */
-	uint16_t weight;	/* rtnh_hops + 1; 1 outside RTA_MULTIPATH */
+	/* rtnh_hops + 1 (the wire says one less); 1 outside RTA_MULTIPATH */
+	uint16_t weight;
 	uint8_t gw[16];		/* 4 bytes used for AF_INET */
 	uint32_t oif;		/* 0 if absent */
 	uint16_t encap_type;	/* 0 none; TEP_FPM_ENCAP_VXLAN; other raw */
@@ -148,8 +160,34 @@ struct tep_fpm_route {
 	uint32_t rtm_flags;
 	bool has_metric;
 	uint32_t metric;	/* RTA_PRIORITY */
+	/* RTA_NH_ID: zebra's next-hop object (with `fpm use-next-hop-
+	 * groups`); a unicast route may then come with no next hop of its
+	 * own (nh_count 0). */
+	bool has_nh_id;
+	uint32_t nh_id;
 	unsigned int nh_count;
 	struct tep_fpm_nh nh[TEP_FPM_MAX_NH];
+};
+
+struct tep_fpm_nhg_member {
+	uint32_t id;
+	uint16_t weight;	/* nexthop_grp.weight + 1: 1 to 256 */
+};
+
+/* A zebra next-hop object (RTM_NEWNEXTHOP / RTM_DELNEXTHOP). */
+struct tep_fpm_nhobj {
+	uint32_t id;		/* NHA_ID, never 0 */
+	uint8_t family;		/* nh_family: AF_INET, AF_INET6 or 0 */
+	uint8_t protocol;	/* nh_protocol */
+	bool blackhole;		/* NHA_BLACKHOLE */
+	bool is_group;		/* NHA_GROUP */
+	uint16_t group_type;	/* NHA_GROUP_TYPE: 0 multipath, 1 resilient */
+	/* a single next hop (neither group nor blackhole): NHA_GATEWAY,
+	 * NHA_OIF, NHA_ENCAP_TYPE/NHA_ENCAP as in a route's */
+	struct tep_fpm_nh nh;
+	/* a group: 1 to TEP_FPM_MAX_NH distinct members, none itself */
+	unsigned int ngroup;
+	struct tep_fpm_nhg_member group[TEP_FPM_MAX_NH];
 };
 
 struct tep_fpm_mac {
@@ -183,6 +221,7 @@ struct tep_fpm_msg {
 	union {
 		struct tep_fpm_route route;
 		struct tep_fpm_mac mac;
+		struct tep_fpm_nhobj nhobj;	/* NH_ADD, NH_DEL (id only) */
 	};
 	/* on error: where (offset in the frame) and which attribute type
 	 * (0 when not about an attribute); for logs */
@@ -213,6 +252,43 @@ int tep_fpm_decode_next(const uint8_t *frame, size_t len, size_t *off,
 
 /* The frame's first message: tep_fpm_decode_next() from 0. */
 int tep_fpm_decode(const uint8_t *frame, size_t len, struct tep_fpm_msg *out);
+
+/*
+ * zebra's next-hop objects, as RTM_NEWNEXTHOP / RTM_DELNEXTHOP make them,
+ * in storage the caller gives (no allocation). A group's members must be
+ * objects of the table that are not groups (as in the kernel), each once,
+ * with weights of at least 1; an object a group uses is not deleted, nor
+ * replaced by a group. Every refused change returns its error and leaves
+ * the table as it was. Lookups are linear: meant for the thousands of
+ * objects a zebra has, not millions.
+ */
+struct tep_fpm_nhent {
+	struct tep_fpm_nhobj obj;
+	uint32_t users;		/* groups that have it as a member */
+};
+
+struct tep_fpm_nhtab {
+	struct tep_fpm_nhent *ent;
+	unsigned int cap, n;
+};
+
+void tep_fpm_nhtab_init(struct tep_fpm_nhtab *t, struct tep_fpm_nhent *ent,
+			unsigned int cap);
+/* Add, or replace the object with the same id. */
+int tep_fpm_nhtab_add(struct tep_fpm_nhtab *t, const struct tep_fpm_nhobj *o);
+int tep_fpm_nhtab_del(struct tep_fpm_nhtab *t, uint32_t id);
+/* The object, or NULL. */
+const struct tep_fpm_nhobj *tep_fpm_nhtab_find(const struct tep_fpm_nhtab *t,
+					       uint32_t id);
+/*
+ * The next hops object id stands for, as a route's would be: a single
+ * one (weight 1), or a group's members with their weights, into
+ * nh[0..*n) (TEP_FPM_MAX_NH room). A blackhole gives *n 0 and
+ * *blackhole true. NH_UNKNOWN if there is no such object.
+ */
+int tep_fpm_nhtab_resolve(const struct tep_fpm_nhtab *t, uint32_t id,
+			  struct tep_fpm_nh *nh, unsigned int *n,
+			  bool *blackhole);
 
 #ifdef __cplusplus
 }

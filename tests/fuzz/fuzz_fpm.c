@@ -41,7 +41,7 @@ check_msg(int r, const struct tep_fpm_msg *m, size_t len)
 		CHECK(m->kind == TEP_FPM_IGNORED);
 		return;
 	}
-	CHECK(m->kind <= TEP_FPM_MAC_DEL);
+	CHECK(m->kind <= TEP_FPM_NH_DEL);
 	CHECK(m->ignore < TEP_FPM_IGN_MAX);
 	CHECK((m->kind == TEP_FPM_IGNORED) == (m->ignore != TEP_FPM_IGN_NONE));
 	if (m->kind == TEP_FPM_MAC_ADD || m->kind == TEP_FPM_MAC_DEL) {
@@ -51,12 +51,35 @@ check_msg(int r, const struct tep_fpm_msg *m, size_t len)
 	}
 	if (m->kind == TEP_FPM_IGNORED)
 		return;
+	if (m->kind == TEP_FPM_NH_ADD || m->kind == TEP_FPM_NH_DEL) {
+		const struct tep_fpm_nhobj *o = &m->nhobj;
+		unsigned int j;
+
+		CHECK(o->id != 0);
+		if (m->kind == TEP_FPM_NH_DEL)
+			return;
+		CHECK(o->family == 0 || o->family == AF_INET ||
+		      o->family == AF_INET6);
+		CHECK(o->is_group == (o->ngroup > 0));
+		CHECK(o->ngroup <= TEP_FPM_MAX_NH);
+		CHECK(!o->is_group || !o->blackhole);
+		for (i = 0; i < o->ngroup; i++) {
+			CHECK(o->group[i].id != 0 && o->group[i].id != o->id);
+			CHECK(o->group[i].weight >= 1 &&
+			      o->group[i].weight <= 256);
+			for (j = 0; j < i; j++)
+				CHECK(o->group[j].id != o->group[i].id);
+		}
+		if (!o->is_group && !o->blackhole)
+			CHECK(o->nh.gw_family == 0 || o->family != 0);
+		return;
+	}
 	CHECK(m->route.family == AF_INET || m->route.family == AF_INET6);
 	CHECK(m->route.plen <= (m->route.family == AF_INET ? 32 : 128));
 	CHECK(m->route.nh_count <= TEP_FPM_MAX_NH);
 	if (m->kind == TEP_FPM_ROUTE_ADD &&
 	    m->route.type == TEP_FPM_RTN_UNICAST)
-		CHECK(m->route.nh_count > 0);
+		CHECK(m->route.nh_count > 0 || m->route.has_nh_id);
 	for (i = 0; i < m->route.nh_count; i++) {
 		const struct tep_fpm_nh *nh = &m->route.nh[i];
 

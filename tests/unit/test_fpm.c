@@ -24,7 +24,7 @@
 
 #include "tep_fpm.h"
 
-#define MAXF 4096
+#define MAXF 65536
 
 /* ---- golden files ---- */
 
@@ -566,6 +566,8 @@ static void
 put(struct nlb *n, const void *p, size_t len)
 {
 	assert_true(n->len + len <= MAXF);
+	if (len == 0)
+		return;	/* p may be NULL: a flag attribute */
 	memcpy(n->b + n->len, p, len);
 	n->len += len;
 }
@@ -1224,8 +1226,10 @@ test_route_errors(void **state)
 	b_attr32(&n, RTA_NH_ID, 7);
 	len = b_end(&n);
 	decode_ok(n.b, len, &m);
-	assert_int_equal(m.kind, TEP_FPM_IGNORED);
-	assert_int_equal(m.ignore, TEP_FPM_IGN_NH_ID);
+	assert_int_equal(m.kind, TEP_FPM_ROUTE_ADD);
+	assert_true(m.route.has_nh_id);
+	assert_int_equal(m.route.nh_id, 7);
+	assert_int_equal(m.route.nh_count, 0);
 
 	/* RTA_TABLE overrides rtm_table */
 	b_start(&n, 24, F_ADD4);
@@ -1258,13 +1262,13 @@ test_route_errors(void **state)
 	decode_ok(g, len, &m);
 	assert_int_equal(m.ignore, TEP_FPM_IGN_ROUTE_TYPE);
 	memcpy(g, f, len);
-	g[8] = 104;	/* RTM_NEWNEXTHOP */
+	g[8] = 106;	/* RTM_GETNEXTHOP */
 	decode_ok(g, len, &m);
 	assert_int_equal(m.ignore, TEP_FPM_IGN_MSG_TYPE);
-	assert_int_equal(m.nlmsg_type, 104);
+	assert_int_equal(m.nlmsg_type, 106);
 
-	/* 16 next hops fit, 17 do not */
-	for (i = 16; i <= 17; i++) {
+	/* 64 next hops fit, 65 do not, nor 1000 */
+	for (i = 64; i <= 1000; i += i == 64 ? 1 : 935) {
 		unsigned int k;
 
 		b_start(&n, 24, F_ADD4);
@@ -1278,10 +1282,10 @@ test_route_errors(void **state)
 		}
 		b_close(&n);
 		len = b_end(&n);
-		if (i == 16) {
+		if (i == 64) {
 			decode_ok(n.b, len, &m);
-			assert_int_equal(m.route.nh_count, 16);
-			assert_int_equal(m.route.nh[15].oif, 16);
+			assert_int_equal(m.route.nh_count, 64);
+			assert_int_equal(m.route.nh[63].oif, 64);
 		} else {
 			assert_err(n.b, len, TEP_FPM_E_NH_TOO_MANY);
 		}
@@ -1490,6 +1494,286 @@ test_mutations(void **state)
 	mutate_all(n.b, len);
 }
 
+/* ---- zebra's next-hop objects (RTM_NEWNEXTHOP, `fpm use-next-hop-groups`) */
+
+#define RTM_NEWNEXTHOP	104
+#define RTM_DELNEXTHOP	105
+#define NHA_ID		1
+#define NHA_GROUP	2
+#define NHA_GROUP_TYPE	3
+#define NHA_BLACKHOLE	4
+#define NHA_OIF		5
+#define NHA_GATEWAY	6
+
+static void
+b_nh(struct nlb *n, uint16_t type, uint8_t family, uint32_t id)
+{
+	const uint8_t h[4] = { family, 0, 11 /* zebra */, 0 };
+
+	b_start(n, type, type == RTM_NEWNEXTHOP ? F_ADD4 : 0);
+	put(n, h, 4);
+	put32(n, 0);
+	if (id != 0)
+		b_attr32(n, NHA_ID, id);
+}
+
+/* NHA_GROUP of the ids in ids[0..k), weights on the wire w - 1 */
+static void
+b_group(struct nlb *n, const uint32_t *ids, const uint8_t *w, unsigned int k)
+{
+	static uint8_t g[8 * 1100];
+	unsigned int i;
+
+	assert_true(k <= 1100);
+	memset(g, 0, sizeof(g));
+	for (i = 0; i < k; i++) {
+		memcpy(g + 8 * i, &ids[i], 4);
+		g[8 * i + 4] = w != NULL ? (uint8_t)(w[i] - 1) : 0;
+	}
+	b_attr(n, NHA_GROUP, g, 8 * k);
+}
+
+static void
+test_nexthop_objects(void **state)
+{
+	uint32_t ids[1000];
+	uint8_t w[2] = { 1, 3 };
+	struct tep_fpm_msg m;
+	struct nlb n;
+	size_t len;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 1000; i++)
+		ids[i] = i + 1;
+
+	/* a gateway on an interface */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET, 5);
+	b_ip(&n, NHA_GATEWAY, AF_INET, "192.0.2.2");
+	b_attr32(&n, NHA_OIF, 3);
+	len = b_end(&n);
+	decode_ok(n.b, len, &m);
+	assert_int_equal(m.kind, TEP_FPM_NH_ADD);
+	assert_string_equal(tep_fpm_kind_str(m.kind), "nexthop add");
+	assert_int_equal(m.nhobj.id, 5);
+	assert_false(m.nhobj.is_group);
+	assert_nh(&m.nhobj.nh, AF_INET, "192.0.2.2", 3);
+	/* IPv6 */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET6, 6);
+	b_ip(&n, NHA_GATEWAY, AF_INET6, "2001:db8::2");
+	b_attr32(&n, NHA_OIF, 4);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_nh(&m.nhobj.nh, AF_INET6, "2001:db8::2", 4);
+	/* a group of two, weights 1 and 3 */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);
+	b_group(&n, (const uint32_t[]){ 5, 6 }, w, 2);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_int_equal(m.kind, TEP_FPM_NH_ADD);
+	assert_true(m.nhobj.is_group);
+	assert_int_equal(m.nhobj.ngroup, 2);
+	assert_int_equal(m.nhobj.group[0].id, 5);
+	assert_int_equal(m.nhobj.group[0].weight, 1);
+	assert_int_equal(m.nhobj.group[1].id, 6);
+	assert_int_equal(m.nhobj.group[1].weight, 3);
+	/* 64 members fit */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
+	b_group(&n, ids, NULL, 64);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_int_equal(m.nhobj.ngroup, 64);
+	/* a blackhole */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 7);
+	b_attr(&n, NHA_BLACKHOLE, NULL, 0);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_true(m.nhobj.blackhole);
+	/* a delete names the id only */
+	b_nh(&n, RTM_DELNEXTHOP, AF_UNSPEC, 10);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_int_equal(m.kind, TEP_FPM_NH_DEL);
+	assert_int_equal(m.nhobj.id, 10);
+
+	/* hostile: a clear error each */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET, 0);		/* no id */
+	b_attr32(&n, NHA_OIF, 3);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHID_MISSING);
+	b_nh(&n, RTM_DELNEXTHOP, AF_INET, 0);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHID_MISSING);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 3);		/* itself */
+	b_group(&n, ids, NULL, 4);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHG_SELF);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* twice */
+	b_group(&n, (const uint32_t[]){ 5, 6, 5 }, NULL, 3);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHG_DUP);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* member id 0 */
+	b_group(&n, (const uint32_t[]){ 5, 0 }, NULL, 2);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHG_MISSING);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);	/* 65, 1000 */
+	b_group(&n, ids, NULL, 65);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_TOO_MANY);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
+	b_group(&n, ids, NULL, 1000);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_TOO_MANY);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* empty */
+	b_attr(&n, NHA_GROUP, NULL, 0);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_EMPTY);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* 12 bytes */
+	b_attr(&n, NHA_GROUP, ids, 12);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_ATTR_SIZE);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET, 10);		/* group + gateway */
+	b_group(&n, (const uint32_t[]){ 5, 6 }, NULL, 2);
+	b_ip(&n, NHA_GATEWAY, AF_INET, "192.0.2.2");
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_MIXED);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET, 10);		/* nothing */
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NO_NH);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* gw, no family */
+	b_ip(&n, NHA_GATEWAY, AF_INET, "192.0.2.2");
+	assert_err(n.b, b_end(&n), TEP_FPM_E_GW_FAMILY);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET, 10);		/* v6 gw, v4 */
+	b_ip(&n, NHA_GATEWAY, AF_INET6, "2001:db8::2");
+	assert_err(n.b, b_end(&n), TEP_FPM_E_GW_FAMILY);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_INET, 10);		/* twice NHA_ID */
+	b_attr32(&n, NHA_ID, 11);
+	b_attr32(&n, NHA_OIF, 3);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_DUP_ATTR);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);
+	b_attr(&n, NHA_GROUP_TYPE, ids, 4);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_ATTR_SIZE);
+}
+
+/* Build an object for the table. */
+static struct tep_fpm_nhobj
+obj_gw(uint32_t id, uint8_t last)
+{
+	struct tep_fpm_nhobj o;
+
+	memset(&o, 0, sizeof(o));
+	o.id = id;
+	o.family = AF_INET;
+	o.nh.gw_family = AF_INET;
+	o.nh.gw[0] = 192;
+	o.nh.gw[2] = 2;
+	o.nh.gw[3] = last;
+	o.nh.oif = 3;
+	o.nh.weight = 1;
+	return o;
+}
+
+static struct tep_fpm_nhobj
+obj_grp(uint32_t id, const uint32_t *mem, const uint16_t *w, unsigned int k)
+{
+	struct tep_fpm_nhobj o;
+	unsigned int i;
+
+	memset(&o, 0, sizeof(o));
+	o.id = id;
+	o.is_group = true;
+	o.ngroup = k;
+	for (i = 0; i < k && i < TEP_FPM_MAX_NH; i++) {
+		o.group[i].id = mem[i];
+		o.group[i].weight = w != NULL ? w[i] : 1;
+	}
+	return o;
+}
+
+static void
+test_nexthop_table(void **state)
+{
+	static struct tep_fpm_nhent ent[8];
+	struct tep_fpm_nhent snap[8];
+	struct tep_fpm_nh nh[TEP_FPM_MAX_NH];
+	struct tep_fpm_nhtab t;
+	struct tep_fpm_nhobj o;
+	unsigned int k, snap_n;
+	bool bh;
+
+	(void)state;
+	tep_fpm_nhtab_init(&t, ent, 8);
+	o = obj_gw(5, 5);
+	assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	o = obj_gw(6, 6);
+	assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	o = obj_grp(10, (const uint32_t[]){ 5, 6 }, (const uint16_t[]){ 1, 3 },
+		    2);
+	assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(tep_fpm_nhtab_resolve(&t, 10, nh, &k, &bh),
+			 TEP_FPM_E_OK);
+	assert_int_equal(k, 2);
+	assert_false(bh);
+	assert_int_equal(nh[0].gw[3], 5);
+	assert_int_equal(nh[0].weight, 1);
+	assert_int_equal(nh[1].gw[3], 6);
+	assert_int_equal(nh[1].weight, 3);
+	assert_int_equal(tep_fpm_nhtab_resolve(&t, 5, nh, &k, &bh),
+			 TEP_FPM_E_OK);
+	assert_int_equal(k, 1);
+	assert_int_equal(tep_fpm_nhtab_resolve(&t, 99, nh, &k, &bh),
+			 TEP_FPM_E_NH_UNKNOWN);
+	assert_int_equal(k, 0);
+
+	/* every refusal leaves the table as it was */
+	memcpy(snap, ent, sizeof(snap));
+	snap_n = t.n;
+#define TAB_REFUSED(call, want)						\
+	do {								\
+		assert_int_equal(call, want);				\
+		assert_int_equal(t.n, snap_n);				\
+		assert_memory_equal(ent, snap, sizeof(snap));		\
+	} while (0)
+	o = obj_grp(11, (const uint32_t[]){ 5, 99 }, NULL, 2);	/* missing */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_MISSING);
+	o = obj_grp(11, (const uint32_t[]){ 5, 10 }, NULL, 2);	/* nested */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_NESTED);
+	o = obj_grp(11, (const uint32_t[]){ 5, 11 }, NULL, 2);	/* itself */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_SELF);
+	o = obj_grp(10, (const uint32_t[]){ 5, 10 }, NULL, 2);	/* replace */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_SELF);
+	o = obj_grp(11, (const uint32_t[]){ 5, 6 }, (const uint16_t[]){ 1, 0 },
+		    2);						/* weight 0 */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_WEIGHT);
+	o = obj_grp(11, (const uint32_t[]){ 6, 6 }, NULL, 2);	/* twice */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_DUP);
+	o = obj_grp(11, NULL, NULL, 0);				/* empty */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NH_EMPTY);
+	o = obj_grp(11, NULL, NULL, 0);
+	o.ngroup = 1000;
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NH_TOO_MANY);
+	o = obj_grp(5, (const uint32_t[]){ 6 }, NULL, 1);	/* member -> group */
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHG_NESTED);
+	o = obj_gw(0, 1);
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHID_MISSING);
+	TAB_REFUSED(tep_fpm_nhtab_del(&t, 5), TEP_FPM_E_NH_IN_USE);
+	TAB_REFUSED(tep_fpm_nhtab_del(&t, 99), TEP_FPM_E_NH_UNKNOWN);
+
+	/* a member replaced in place: the group follows */
+	o = obj_gw(6, 66);
+	assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	assert_int_equal(tep_fpm_nhtab_resolve(&t, 10, nh, &k, &bh),
+			 TEP_FPM_E_OK);
+	assert_int_equal(nh[1].gw[3], 66);
+	/* the group shrunk to one member: 6 is free to go */
+	o = obj_grp(10, (const uint32_t[]){ 5 }, NULL, 1);
+	assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	assert_int_equal(tep_fpm_nhtab_del(&t, 6), TEP_FPM_E_OK);
+	/* full */
+	for (k = 0; t.n < 8; k++) {
+		o = obj_gw(100 + k, 1);
+		assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	}
+	memcpy(snap, ent, sizeof(snap));
+	snap_n = t.n;
+	o = obj_gw(200, 1);
+	TAB_REFUSED(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_NHTAB_FULL);
+	/* but a replace still fits */
+	o = obj_gw(100, 9);
+	assert_int_equal(tep_fpm_nhtab_add(&t, &o), TEP_FPM_E_OK);
+	assert_int_equal(tep_fpm_nhtab_find(&t, 100)->nh.gw[3], 9);
+	/* group first, then its member */
+	assert_int_equal(tep_fpm_nhtab_del(&t, 10), TEP_FPM_E_OK);
+	assert_int_equal(tep_fpm_nhtab_del(&t, 5), TEP_FPM_E_OK);
+	assert_null(tep_fpm_nhtab_find(&t, 5));
+	assert_null(tep_fpm_nhtab_find(&t, 10));
+}
+
 int
 main(void)
 {
@@ -1515,6 +1799,8 @@ main(void)
 		cmocka_unit_test(test_err_names),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_two_messages),
+		cmocka_unit_test(test_nexthop_objects),
+		cmocka_unit_test(test_nexthop_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,6 +128,11 @@ apply(const struct tep_fpm_msg *m)
 	case TEP_FPM_MAC_DEL:
 		mac_del(&m->mac);
 		break;
+	case TEP_FPM_NH_ADD:
+	case TEP_FPM_NH_DEL:
+		/* zebra's next-hop objects: not followed yet */
+		fpm.c.nexthops++;
+		break;
 	default:
 		fpm.c.ignored++;
 		break;

@@ -53,6 +53,7 @@
 	X(routes_no_vrf) X(routes_vrf_ambiguous) X(routes_vrf_unknown)	\
 	X(routes_no_gateway) X(routes_unresolved)			\
 	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
+	X(routes_nh_id) X(nexthops)					\
 	X(sweeps) X(routes_swept)					\
 	X(macs_added) X(macs_deleted)					\
 	X(rmac_full) X(rmac_del_unknown) X(rmacs_swept)			\

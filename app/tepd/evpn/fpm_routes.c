@@ -324,7 +324,11 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		/* tepd's next hop is single: the first of a multipath */
 		if (rt->nh_count > 1)
 			fpm.c.ecmp_truncated++;
-		if (evpn_vni(rt, (uint16_t)vrf, &vni))
+		/* by zebra's next-hop object only (`fpm use-next-hop-
+		 * groups`): not followed yet */
+		if (rt->nh_count == 0)
+			skip = &fpm.c.routes_nh_id;
+		else if (evpn_vni(rt, (uint16_t)vrf, &vni))
 			skip = evpn_nh(rt, (uint16_t)vrf, vni, &nh);
 		else
 			skip = unicast_nh(rt, (uint16_t)vrf, &nh);
