@@ -71,7 +71,7 @@ unit_start() {
 	ip netns exec "$DP" "$TEPD" $TEPD_EAL -- -f "$WORK/tepd.conf" -s "$SOCK" \
 		$TEPD_ARGS_UNIT >"$WORK/$1" 2>&1 &
 	TPID=$!
-	TEPD_PIDS+=($TPID)
+	TEPD_PIDS+=("$TPID")
 }
 
 # Echo replies from the kernel's VXLAN, 20 per second, in the background:
@@ -96,8 +96,8 @@ $CTL port list | sed 's/ mac [0-9A-F:]*//' >"$WORK/addrs.before"; $CTL route sho
 kill -9 "$TPID"
 wait "$TPID" 2>/dev/null || true
 sleep 0.5
-left=$(ls /dev/hugepages 2>/dev/null | grep -c "$PREFIX" || true)
-say "left by kill -9: $left hugepage file(s), namespace: $(ls /run/netns | grep -c "^$PREFIX-" || true), socket: $([ -e "$SOCK" ] && echo yes || echo no)"
+count() { local n=0 f; for f in "$@"; do [ -e "$f" ] && n=$((n + 1)); done; echo "$n"; }
+say "left by kill -9: $(count /dev/hugepages/"$PREFIX"map_*) hugepage file(s), namespace: $(count /run/netns/"$PREFIX"-*), socket: $([ -e "$SOCK" ] && echo yes || echo no)"
 : >"$WORK/ping.log.mark"
 mark=$(wc -l <"$WORK/ping.log")
 
