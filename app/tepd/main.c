@@ -12,8 +12,10 @@
  * of each port.
  */
 
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -334,6 +336,56 @@ parse_options(int argc, char **argv, struct tepd_opts *o, bool *done)
 	return 0;
 }
 
+/*
+ * What DPDK 22.11 leaves after rte_eal_cleanup(): the hugepage files of
+ * this file prefix (PREFIXmap_N in every hugetlbfs mount; kept for
+ * secondary processes such as dpdk-dumpcap) and the runtime directory
+ * (/var/run/dpdk/PREFIX). A tepd that stops cleanly removes them; one
+ * that was killed leaves them to the next with the same prefix, whose EAL
+ * reuses them. rundir: rte_eal_get_runtime_dir(), copied before cleanup.
+ */
+static void
+remove_eal_leftovers(const char *rundir)
+{
+	const char *prefix = strrchr(rundir, '/');
+	char line[512], path[PATH_MAX + 320], mnt[256], fs[64];
+	struct dirent *e;
+	size_t plen;
+	FILE *f;
+	DIR *d;
+
+	if (prefix == NULL || *++prefix == '\0')
+		return;
+	plen = strlen(prefix);
+	f = fopen("/proc/mounts", "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%*s %255s %63s", mnt, fs) != 2 ||
+		    strcmp(fs, "hugetlbfs") != 0 || (d = opendir(mnt)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, prefix, plen) == 0 &&
+			    strncmp(e->d_name + plen, "map_", 4) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", mnt,
+					 e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	if (f != NULL)
+		fclose(f);
+	d = opendir(rundir);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", rundir,
+				 e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(rundir);
+}
+
 /* The control thread's loop, until SIGINT or SIGTERM. */
 static void
 control_loop(void)
@@ -359,7 +411,7 @@ main(int argc, char **argv)
 	struct tep_ctl_table *table;
 	struct tep_ctl_ctx *ctx;
 	struct tep_err cerr;
-	char err[512];
+	char err[512], rundir[PATH_MAX];
 	unsigned int lc, i = 0;
 	bool done;
 	int ret;
@@ -469,6 +521,8 @@ main(int argc, char **argv)
 	tep_vrfhost_fini();
 	tep_ports_stop();
 	rte_pdump_uninit();
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	remove_eal_leftovers(rundir);
 	return 0;
 }

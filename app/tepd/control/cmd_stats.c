@@ -81,6 +81,16 @@ stats_port(struct tep_out *o, uint16_t id)
 		    c.frag_pkts);
 	tep_out_u64(o, "ipv4_frags", " ipv4_frags %" PRIu64, c.frags);
 	tep_out_newline(o);
+	/* rx (+ pieces made) = fates + drops on receive; gap: what is in
+	 * flight, 0 when all is counted */
+	tep_out_u64(o, "fwd", "    fate: fwd %" PRIu64, c.fwd);
+	tep_out_u64(o, "encap", " encap %" PRIu64, c.encap);
+	tep_out_u64(o, "decap", " decap %" PRIu64, c.decap);
+	tep_out_u64(o, "punt", " punt %" PRIu64, c.punt);
+	tep_out_u64(o, "tx_dropped", " tx_dropped %" PRIu64, c.tx_dropped);
+	tep_out_i64(o, "accounting_gap", " accounting_gap %" PRId64,
+		    tep_cnt_port_gap(&c));
+	tep_out_newline(o);
 	out_drops(o, c.drop);
 	tep_out_close_object(o);
 }

@@ -120,6 +120,21 @@ dp_drop(struct worker *w, struct rte_mbuf *m, enum tep_reason r)
 	rte_pktmbuf_free(m);
 }
 
+/* n packets of RX port cport sent on (forwarded or encapsulated): a
+ * decapsulated packet's fate is decap, whatever took it on. */
+static inline void
+dp_fate_sent(struct worker *w, uint16_t cport, uint64_t n, bool encap)
+{
+	struct tep_cnt_port *c = &w->cnt->port[cport];
+
+	if (w->src_tunnel != TEP_NO_TUNNEL)
+		c->decap += n;
+	else if (encap)
+		c->encap += n;
+	else
+		c->fwd += n;
+}
+
 static inline void
 dp_tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 {

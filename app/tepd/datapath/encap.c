@@ -382,11 +382,12 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	bool big[TEP_BURST];
 	struct encap_tally tl = { 0 };
 	bool own;	/* a host port's: keep their TTL (dp_keeps_ttl) */
-	uint16_t i;
+	uint16_t i, cport;
 
 	if (n == 0)
 		return;
 	own = dp_keeps_ttl(pkts[0]->port, NULL);
+	cport = tep_cnt_port_of(pkts[0]);
 	if (t == NULL) {
 		for (i = 0; i < n; i++)
 			dp_drop(w, pkts[i], TEP_R_NO_TUNNEL);
@@ -447,6 +448,7 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 		n = (uint16_t)(n - run);
 	}
 	tally_flush(w, t, &tl, true);
+	dp_fate_sent(w, cport, tl.pkts, true);
 }
 
 void
@@ -468,6 +470,7 @@ dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *
 	const struct tun_egress *e;
 	struct encap_tally tl = { 0 };
 	struct tep_encap_pkt pk;
+	uint16_t cport = tep_cnt_port_of(m);
 
 	if (m->pkt_len > len)
 		rte_pktmbuf_trim(m, m->pkt_len - len);
@@ -484,5 +487,8 @@ dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *
 	if (tunnel_push(w, m, t, e, &pk, &tl)) {
 		dp_tx_enqueue(w, e->port, m);
 		tally_flush(w, t, &tl, false);
+		/* a tenant's ARP/NS answered back into its tunnel (a frame
+		 * of the control thread's has no RX port: TEP_PORT_CTL) */
+		w->cnt->port[cport].decap++;
 	}
 }

@@ -99,8 +99,12 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 	const struct tep_port *op = &tep_ports[nh->port];
 	struct rte_mbuf *out[TEP_BURST];
 	uint64_t gw_mac = 0, ol_or = 0;
-	uint16_t nout = 0, i;
+	uint16_t nout = 0, i, cport;
 	bool gw = nh->type == TEP_NHT_GW;
+
+	if (n == 0)
+		return;
+	cport = tep_cnt_port_of(pkts[0]);	/* a run is of one RX port */
 
 	if (!op->up || op->role == TEP_ROLE_NONE) {
 		for (i = 0; i < n; i++)
@@ -124,6 +128,7 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 			 * packets before them. */
 			dp_tx_enqueue_run(w, nh->port, out, nout, ol_or);
 			w->cnt->vrf[w->vrf].routed += nout;
+			dp_fate_sent(w, cport, nout, false);
 			nout = 0;
 			ol_or = 0;
 			if (big) {
@@ -169,6 +174,7 @@ dp_forward_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n,
 	}
 	dp_tx_enqueue_run(w, nh->port, out, nout, ol_or);
 	w->cnt->vrf[w->vrf].routed += nout;
+	dp_fate_sent(w, cport, nout, false);
 }
 
 void

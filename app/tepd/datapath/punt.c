@@ -104,6 +104,11 @@ dp_punt(struct worker *w, struct rte_mbuf *m, enum tep_punt why, int family)
 	pv->vrf = w->vrf;
 	pv->family = (uint8_t)family;
 	pv->from_tunnel = w->src_tunnel;
-	if (rte_ring_mp_enqueue(tep.punt, m) != 0)
+	if (rte_ring_mp_enqueue(tep.punt, m) == 0)
+		return;
+	/* TTL and TOO_BIG were counted as drops already: one reason each */
+	if (why == TEP_PUNT_TTL || why == TEP_PUNT_TOO_BIG)
+		rte_pktmbuf_free(m);
+	else
 		dp_drop(w, m, TEP_R_PUNT_FULL);
 }

@@ -33,6 +33,7 @@ dp_tx_flush(struct worker *w, uint16_t port)
 	b->ol_flags = 0;
 	if (!__atomic_load_n(&p->polling, __ATOMIC_ACQUIRE)) {
 		w->cnt->port[port].drop[TEP_R_PORT_DOWN] += n;
+		w->cnt->port[port].tx_dropped += n;
 		rte_pktmbuf_free_bulk(b->m, n);
 		return;
 	}
@@ -42,6 +43,7 @@ dp_tx_flush(struct worker *w, uint16_t port)
 		w->cnt->port[port].drop[TEP_R_BAD_TX_META]++;
 		rte_pktmbuf_free(b->m[i]);
 	}
+	w->cnt->port[port].tx_dropped += (uint64_t)(n - ok);
 	w->cnt->port[port].hw_csum += st.hw_inner_csum;
 	w->cnt->port[port].sw_csum += st.sw_inner_csum;
 	/* PMD prepare stops at the first packet it refuses. */
@@ -53,6 +55,7 @@ dp_tx_flush(struct worker *w, uint16_t port)
 		if (good == ok - done)
 			break;
 		w->cnt->port[port].drop[TEP_R_BAD_TX_META]++;
+		w->cnt->port[port].tx_dropped++;
 		rte_pktmbuf_free(b->m[done + good]);
 		memmove(b->m + done + good, b->m + done + good + 1,
 			(size_t)(ok - done - good - 1) * sizeof(b->m[0]));
@@ -73,6 +76,7 @@ dp_tx_flush(struct worker *w, uint16_t port)
 		w->cnt->port[port].drop[TEP_R_TX_FULL]++;
 		rte_pktmbuf_free(b->m[i]);
 	}
+	w->cnt->port[port].tx_dropped += (uint64_t)(ok - sent);
 	w->cnt->port[port].tx_bytes += bytes;
 	w->cnt->port[port].tx += sent;
 }

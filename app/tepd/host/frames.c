@@ -29,12 +29,15 @@
 #define PROBES_MAX	3
 #define STALE_MS	(300 * 1000)
 
-void
+bool
 tep_ctl_send(uint16_t port, struct rte_mbuf *m)
 {
 	tep_priv(m)->tx_port = port;
-	if (rte_ring_sp_enqueue(tep.ctl_tx, m) != 0)
+	if (rte_ring_sp_enqueue(tep.ctl_tx, m) != 0) {
 		rte_pktmbuf_free(m);
+		return false;
+	}
+	return true;
 }
 
 void

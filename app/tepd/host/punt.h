@@ -87,7 +87,8 @@ tep_priv(struct rte_mbuf *m)
 /* Control thread: send a frame out of a port (via worker 0's TX), or into
  * a tunnel (an Ethernet frame; IP-carrying tunnels take what follows its
  * 14 bytes). host/frames.c */
-void tep_ctl_send(uint16_t port, struct rte_mbuf *m);
+/* false when the ring was full (m freed) */
+bool tep_ctl_send(uint16_t port, struct rte_mbuf *m);
 void tep_ctl_send_tunnel(uint32_t tunnel, struct rte_mbuf *m);
 
 /* Control thread: answer what the workers punted (host/responder.c). */

@@ -309,6 +309,23 @@ punt_count(struct rte_mbuf *m, enum tep_reason r)
 	c->vrf[tep_priv(m)->vrf].drop[r]++;
 }
 
+static void
+punt_fate(uint8_t why, uint16_t cport, bool kept)
+{
+	switch (why) {
+	case TEP_PUNT_ARP:
+	case TEP_PUNT_ND:
+		break;
+	case TEP_PUNT_LOCAL:
+		if (!kept)	/* drop_local */
+			return;
+		break;
+	default:
+		return;
+	}
+	tep_counters[rte_lcore_id()]->port[cport].punt++;
+}
+
 /* Up to PUNT_DRAIN_MAX punted packets per call (the control loop wakes
  * every millisecond at least): workers police what they punt, this keeps
  * the ring from filling between two wake-ups. */
@@ -327,8 +344,12 @@ again:
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		bool kept = false;
+		/* read first: a kept packet may be sent (and freed) by
+		 * worker 0 at once */
+		uint8_t why = tep_priv(m)->punt;
+		uint16_t cport = tep_cnt_port_of(m);
 
-		switch (tep_priv(m)->punt) {
+		switch (why) {
 		case TEP_PUNT_ARP:
 			on_arp(m);
 			break;
@@ -350,6 +371,11 @@ again:
 		default:
 			break;
 		}
+		/* Its fate, once: a packet held for its neighbour counts
+		 * when it leaves (neigh.c), TTL and too big were counted as
+		 * drops by the worker; what the control thread took in
+		 * (answered or not) is punt, unless counted a drop below. */
+		punt_fate(why, cport, kept);
 		if (!kept) {
 			/* Every punted packet that is not answered or held
 			 * is a drop: count it, on the control lcore. */

@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/fib_rules.h>
 #include <linux/netlink.h>
 #include <linux/if_link.h>
@@ -89,6 +90,75 @@ netns_dir_ready(char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * tepd in a mount namespace of its own (systemd's PrivateTmp=, `ip netns
+ * exec`): a namespace bound at /run/netns only there goes with that mount
+ * namespace when tepd dies (kill -9), leaving an empty file the next tepd
+ * could not take over, and was never seen by the rest of the host. So the
+ * binding is also made (and unmade) in the system's mount namespace, as
+ * `ip netns add` run from a shell would: PID 1's, or where PID 1's cannot
+ * be opened (a container that hides it), that of the process that
+ * started tepd (systemd, a shell that ran `ip netns exec`). By a child
+ * process: a multi-threaded one cannot enter another mount namespace.
+ * nsfd: the network namespace to bind, or -1 to unbind. 0 when done or
+ * not needed (tepd is in that mount namespace already, or cannot open
+ * it: then the binding stays tepd's own, as before).
+ */
+static int
+netns_bind_system(const char *path, int nsfd)
+{
+	struct stat self, sys;
+	char src[64], mnt[64];
+	int mntfd, status;
+	pid_t pid;
+
+	snprintf(mnt, sizeof(mnt), "/proc/1/ns/mnt");
+	mntfd = open(mnt, O_RDONLY | O_CLOEXEC);
+	if (mntfd < 0) {
+		snprintf(mnt, sizeof(mnt), "/proc/%d/ns/mnt", (int)getppid());
+		mntfd = open(mnt, O_RDONLY | O_CLOEXEC);
+	}
+	if (mntfd < 0)
+		return 0;
+	if (stat("/proc/self/ns/mnt", &self) != 0 || fstat(mntfd, &sys) != 0 ||
+	    (self.st_dev == sys.st_dev && self.st_ino == sys.st_ino)) {
+		close(mntfd);
+		return 0;
+	}
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", nsfd);
+	pid = fork();
+	if (pid == 0) {
+		/* only system calls here: a child of a threaded process */
+		if (setns(mntfd, CLONE_NEWNS) != 0)
+			_exit(1);
+		if (nsfd < 0)
+			_exit(umount2(path, MNT_DETACH) == 0 || errno == EINVAL ?
+			      0 : 2);
+		_exit(mount(src, path, "none", MS_BIND, NULL) == 0 ? 0 : 3);
+	}
+	close(mntfd);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* A file at the path that is not a namespace: empty, regular, nothing
+ * mounted on it: the mount point of a namespace whose binding went with
+ * its tepd's mount namespace (a tepd before netns_bind_system, or one that
+ * could not reach the system's mount namespace). */
+static bool
+netns_stale_file(const char *path)
+{
+	struct stat st, dir;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_size == 0 && stat(NETNS_DIR, &dir) == 0 &&
+	       st.st_dev == dir.st_dev;
+}
+
 static void
 write_sysctl(const char *path, const char *val)
 {
@@ -150,6 +220,13 @@ netns_create(struct vrfhost *h, char *err, size_t errlen)
 	int fd, ret = 0;
 
 	fd = open(h->path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (fd < 0 && errno == EEXIST && netns_stale_file(h->path)) {
+		RTE_LOG(NOTICE, USER1, "vrf host: %s: an empty file (its "
+			"namespace went with a killed tepd's mount namespace): "
+			"made anew\n", h->path);
+		unlink(h->path);
+		fd = open(h->path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	}
 	if (fd < 0 && errno == EEXIST) {
 		if (netns_adopt(h, err, errlen) != 0)
 			return -1;
@@ -167,9 +244,20 @@ netns_create(struct vrfhost *h, char *err, size_t errlen)
 		}
 		ret = mount("/proc/thread-self/ns/net", h->path, "none",
 			    MS_BIND, NULL);
-		if (ret != 0)
+		if (ret != 0) {
 			snprintf(err, errlen, "bind %s: %s", h->path,
 				 strerror(errno));
+		} else {
+			int nsfd = open("/proc/thread-self/ns/net",
+					O_RDONLY | O_CLOEXEC);
+
+			if (nsfd < 0 || netns_bind_system(h->path, nsfd) != 0)
+				RTE_LOG(WARNING, USER1, "vrf host: %s not bound "
+					"in the system's mount namespace: it "
+					"goes if tepd is killed\n", h->path);
+			if (nsfd >= 0)
+				close(nsfd);
+		}
 	}
 	h->nl_fd = ret == 0 ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				     NETLINK_ROUTE) : -1;
@@ -206,6 +294,7 @@ netns_create(struct vrfhost *h, char *err, size_t errlen)
 		close(h->nl_fd);
 	if (!adopted) {		/* one taken over stays as it was */
 		umount2(h->path, MNT_DETACH);
+		netns_bind_system(h->path, -1);
 		unlink(h->path);
 	}
 	return -1;
@@ -224,6 +313,7 @@ netns_remove(struct vrfhost *h)
 	/* Tasks still inside (only at shutdown) keep the namespace alive
 	 * without its interface; the name goes. */
 	umount2(h->path, MNT_DETACH);
+	netns_bind_system(h->path, -1);
 	unlink(h->path);
 }
 

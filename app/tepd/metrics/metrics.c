@@ -322,6 +322,23 @@ render_ports(struct out *o, const struct gather *g)
 		    "IPv4 packets from the port fragmented to fit.");
 	PORT_FAMILY(o, g, "tepd_port_ipv4_fragments", frags,
 		    "Fragments made of them.");
+	family(o, "tepd_port_fate_packets", COUNTER,
+	       "What became of the packets received on the port, other than "
+	       "a drop: forwarded, encapsulated, decapsulated (then sent "
+	       "on), or taken in by the control thread (punt).");
+	PORTS(p) {
+		sample(o, g->port[p].fwd, "port", tep_ports[p].name,
+		       "fate", "fwd");
+		sample(o, g->port[p].encap, "port", tep_ports[p].name,
+		       "fate", "encap");
+		sample(o, g->port[p].decap, "port", tep_ports[p].name,
+		       "fate", "decap");
+		sample(o, g->port[p].punt, "port", tep_ports[p].name,
+		       "fate", "punt");
+	}
+	PORT_FAMILY(o, g, "tepd_port_tx_dropped_packets", tx_dropped,
+		    "Of the port's drops, those at TX (tx_full, bad_tx_meta, "
+		    "port_down at flush): packets of other ports.");
 }
 
 static void

@@ -26,6 +26,7 @@
 #include "adj.h"
 #include "port.h"
 #include "punt.h"
+#include "stats.h"
 
 #define ARP_HDR_LEN	28
 #define PROBE_INTERVAL_MS 1000
@@ -122,6 +123,47 @@ neigh_create(uint16_t port, int family, const uint8_t *ip, bool learned)
 	return n;
 }
 
+/*
+ * The fate of a held packet, counted once, on the control lcore, for the
+ * port it came in on: sent on (fwd, or decap when it came out of a
+ * tunnel), or dropped as no_neigh (its neighbour never resolved, was
+ * deleted or flushed, or the queue to worker 0 was full).
+ */
+static void
+held_fate(uint16_t cport, uint16_t vrf, bool from_tunnel, bool sent)
+{
+	struct tep_cnt_port *c = &tep_counters[rte_lcore_id()]->port[cport];
+
+	if (!sent) {
+		c->drop[TEP_R_NO_NEIGH]++;
+		tep_counters[rte_lcore_id()]->vrf[vrf].drop[TEP_R_NO_NEIGH]++;
+	} else if (from_tunnel) {
+		c->decap++;
+	} else {
+		c->fwd++;
+	}
+}
+
+static void
+held_drop(struct rte_mbuf *m)
+{
+	held_fate(tep_cnt_port_of(m), tep_priv(m)->vrf,
+		  tep_priv(m)->from_tunnel != TEP_NO_TUNNEL, false);
+	rte_pktmbuf_free(m);
+}
+
+/* Send a held packet (its MACs written) and count its fate. m may be
+ * sent and freed by worker 0 before tep_ctl_send() returns: what the
+ * count needs is read first. */
+static void
+held_send(uint16_t port, struct rte_mbuf *m)
+{
+	uint16_t cport = tep_cnt_port_of(m), vrf = tep_priv(m)->vrf;
+	bool from_tunnel = tep_priv(m)->from_tunnel != TEP_NO_TUNNEL;
+
+	held_fate(cport, vrf, from_tunnel, tep_ctl_send(port, m));
+}
+
 static void
 neigh_release_held(struct tep_neigh *n)
 {
@@ -134,7 +176,7 @@ neigh_release_held(struct tep_neigh *n)
 
 		memcpy(eth, &n->mac, 6);
 		memcpy(eth + 6, p->mac.addr_bytes, 6);
-		tep_ctl_send(n->key.port, m);
+		held_send(n->key.port, m);
 	}
 	held_in[n->vrf] = (uint16_t)(held_in[n->vrf] - n->nhold);
 	held_total -= n->nhold;
@@ -163,7 +205,7 @@ neigh_free(struct tep_neigh *n)
 	uint8_t i;
 
 	for (i = 0; i < n->nhold; i++)
-		rte_pktmbuf_free(n->hold[i]);
+		held_drop(n->hold[i]);
 	held_in[n->vrf] = (uint16_t)(held_in[n->vrf] - n->nhold);
 	held_total -= n->nhold;
 	n->nhold = 0;
@@ -275,7 +317,7 @@ tep_neigh_hold(struct rte_mbuf *m)
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), &n->mac, 6);
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *) + 6,
 		       tep_ports[n->key.port].mac.addr_bytes, 6);
-		tep_ctl_send(n->key.port, m);
+		held_send(n->key.port, m);
 		return true;
 	}
 	if (n->probes == 0 || rte_rdtsc() - n->probed >

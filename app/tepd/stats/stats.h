@@ -30,7 +30,38 @@ struct tep_cnt_port {
 	uint64_t gso_pkts, gso_segs;	/* super-packets segmented, segments */
 	uint64_t tx_csum_partial;	/* verified, handed on as partial */
 	uint64_t frag_pkts, frags;	/* IPv4 datagrams fragmented, pieces */
+	/* What became of the packets received on the port (its fates),
+	 * counted once per run where a stage handles a run: sent on
+	 * (forwarded; encapsulated; decapsulated, then sent on; a
+	 * decapsulated ARP/NS answered back into its tunnel counts as
+	 * decap) or handled by the control thread (punt: answered, or
+	 * consumed). A packet held while its neighbour resolves counts when
+	 * it leaves (fwd, or decap) or is dropped (drop_no_neigh). */
+	uint64_t fwd, encap, decap, punt;
+	/* Of drop[], those counted at TX on this port (tx_full, bad_tx_meta,
+	 * port_down at flush): packets that came in on another port and
+	 * already counted a fate there. */
+	uint64_t tx_dropped;
 };
+
+/*
+ * The accounting gap of a port: what was received (plus the extra
+ * pieces tepd made: fragments, GSO segments, each then with its own fate)
+ * minus every fate and every drop counted on receive. 0 once nothing is
+ * in flight (RX bursts being handled, the punt ring, held packets).
+ */
+static inline int64_t
+tep_cnt_port_gap(const struct tep_cnt_port *c)
+{
+	uint64_t in = c->rx + (c->frags - c->frag_pkts) +
+		      (c->gso_segs - c->gso_pkts);
+	uint64_t out = c->fwd + c->encap + c->decap + c->punt;
+	int r;
+
+	for (r = 1; r < TEP_R_MAX; r++)
+		out += c->drop[r];
+	return (int64_t)(in - (out - c->tx_dropped));
+}
 
 struct tep_cnt_vrf {
 	uint64_t routed;
