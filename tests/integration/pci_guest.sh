@@ -13,8 +13,8 @@
 # test's work directory ($WORK) shared read-write at the same path, which
 # is how results come back. Its console goes to $WORK/console.log.
 #
-#   pci_guest_boot MODEL GUEST-CMD      start QEMU in the background:
-#       MODEL: e1000, e1000e or virtio-net-pci; both NICs are MODEL,
+#   pci_guest_boot ACC UND GUEST-CMD    start QEMU in the background:
+#       ACC, UND: e1000, e1000e or virtio (virtio-net-pci), the models of
 #       0000:00:03.0 (access, host tap $PG_TAP_ACC) and 0000:00:04.0
 #       (underlay, host tap $PG_TAP_UND). GUEST-CMD runs as root in the
 #       guest, chrooted into the host's filesystem; when it returns the
@@ -110,17 +110,25 @@ pci_guest_initramfs() {
 	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
 
-# pci_guest_boot MODEL GUEST-CMD: GUEST-CMD must have no spaces other than
-# between words and no commas (it travels on the kernel command line with
-# spaces as commas).
-pci_guest_boot() {
-	local model=$1 cmd=$2 dev
-	pci_guest_initramfs "$WORK/initramfs.gz"
-	case $model in
-	e1000|e1000e) dev=$model ;;
-	virtio) dev=virtio-net-pci,disable-legacy=on,iommu_platform=on,ats=on ;;
-	*) echo "pci_guest_boot: model $model?"; return 1 ;;
+# pci_guest_device MODEL: QEMU's -device for one NIC of MODEL
+pci_guest_device() {
+	case $1 in
+	e1000|e1000e) echo "$1" ;;
+	# Modern virtio only, behind the IOMMU like the others: without
+	# iommu_platform the device would take the IOVAs vfio gives it for
+	# guest-physical addresses.
+	virtio) echo virtio-net-pci,disable-legacy=on,iommu_platform=on ;;
+	*) echo "pci_guest_boot: model $1?" >&2; return 1 ;;
 	esac
+}
+
+# pci_guest_boot ACC-MODEL UND-MODEL GUEST-CMD: GUEST-CMD must have no
+# spaces other than between words and no commas (it travels on the kernel
+# command line with spaces as commas).
+pci_guest_boot() {
+	local acc und cmd=$3
+	acc=$(pci_guest_device "$1") && und=$(pci_guest_device "$2") || return 1
+	pci_guest_initramfs "$WORK/initramfs.gz"
 	# q35 with an emulated VT-d: interrupt remapping needs the split
 	# irqchip, caching-mode lets vfio in the guest map DMA through it.
 	qemu-system-x86_64 -machine q35,kernel-irqchip=split -accel tcg \
@@ -134,10 +142,10 @@ pci_guest_boot() {
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 		-fsdev local,id=work,path="$WORK",security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=work,mount_tag=work \
-		-netdev tap,id=acc,ifname="$PG_TAP_ACC",script=no,downscript=no \
-		-device "$dev,netdev=acc,mac=52:54:00:00:00:03,bus=pcie.0,addr=0x3" \
-		-netdev tap,id=und,ifname="$PG_TAP_UND",script=no,downscript=no \
-		-device "$dev,netdev=und,mac=52:54:00:00:00:04,bus=pcie.0,addr=0x4" \
+		-netdev tap,id=acc,ifname="$PG_TAP_ACC",script=no,downscript=no,vnet_hdr=on \
+		-device "$acc,netdev=acc,mac=52:54:00:00:00:03,bus=pcie.0,addr=0x3" \
+		-netdev tap,id=und,ifname="$PG_TAP_UND",script=no,downscript=no,vnet_hdr=on \
+		-device "$und,netdev=und,mac=52:54:00:00:00:04,bus=pcie.0,addr=0x4" \
 		>"$WORK/qemu.log" 2>&1 &
 	PG_QEMU_PID=$!
 	echo "$PG_QEMU_PID" >"$WORK/qemu.pid"
