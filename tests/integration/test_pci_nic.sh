@@ -117,6 +117,25 @@ command -v tshark >/dev/null || { echo "skipped: tshark missing"; exit 77; }
 T0=$(date +%s)
 el() { echo "$(( $(date +%s) - T0 )) s"; }
 G=$WORK/g
+
+# bad: the guest runs a tepd built with -Dtest_bad_l3_len=true, from
+# TEPD_BAD_BUILD, or built here from SRC into BUILD/pci-bad-l3-len.
+GBUILD=$BUILD
+if [ -n "$BAD" ]; then
+	GBUILD=${TEPD_BAD_BUILD:-$BUILD/pci-bad-l3-len}
+	if [ -z "${TEPD_BAD_BUILD:-}" ]; then
+		if { [ -d "$GBUILD" ] || meson setup "$GBUILD" "${SRC:-$HERE/../..}" \
+			-Dtest_bad_l3_len=true -Dtests=false; } >"$WORK/bad-build.log" 2>&1 &&
+		   ninja -C "$GBUILD" app/tepd/tepd app/tepctl/tepctl \
+			>>"$WORK/bad-build.log" 2>&1; then
+			say "tepd with a wrong l3_len built in $GBUILD ($(el))"
+		else
+			fail "cannot build tepd with -Dtest_bad_l3_len=true:"
+			tail -n 20 "$WORK/bad-build.log"
+			finish
+		fi
+	fi
+fi
 mkdir -p "$G"
 chmod 755 "$WORK"
 stop_guest() { touch "$G/done" 2>/dev/null || true; pci_guest_stop 5; }
@@ -125,7 +144,7 @@ trap 'stop_guest; tep_cleanup' EXIT INT TERM
 TEN=$(ns_add ten)
 PEER=$(ns_add peer)
 
-pci_guest_boot virtio "$MODEL" "$HERE/test_pci_nic.sh guest $BUILD $WORK"
+pci_guest_boot virtio "$MODEL" "$HERE/test_pci_nic.sh guest $GBUILD $WORK"
 pci_guest_taps "$TEN" "$PEER"
 
 ip -n "$TEN" link set "$PG_TAP_ACC" name ten0
