@@ -709,8 +709,11 @@ txpkt_hw(const struct tep_txcaps *c, struct rte_mbuf *m,
 	m->l4_len = l4h;
 #ifdef TEP_TEST_BAD_L3_LEN
 	/* meson -Dtest_bad_l3_len=true, for tests only: the request is
-	 * misdescribed, so the NIC sums from 4 bytes into the L4 header. */
-	m->l3_len += 4;
+	 * misdescribed, so the NIC sums from 4 bytes before the L4 header
+	 * and writes the result 4 bytes early. Shorter, not longer: the
+	 * Intel prepare refuses headers that run past segment 0, which a
+	 * longer l3_len does on a bare SYN. */
+	m->l3_len -= 4;
 #endif
 }
 

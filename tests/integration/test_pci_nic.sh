@@ -236,7 +236,9 @@ for p in json.load(open(sys.argv[1]))["ports"]:
     if p["port"] == sys.argv[2]:
         print(p["inner_csum_mode"], p["hardware"])' "$G/offload.json" "$UND")
 say "offload show, $UND: inner checksum $und_mode; by the NIC: $und_hwdesc"
-if [ "$acc_pend" -gt 100 ]; then
+if [ -n "$BAD" ]; then
+	:	# the connection may not get past its SYN
+elif [ "$acc_pend" -gt 100 ]; then
 	ok "access $ACC (virtio): $acc_pend packets with their checksum pending"
 else
 	fail "access $ACC: only $acc_pend packets with a pending checksum"
