@@ -65,6 +65,10 @@ enum drv_kind {
 
 struct drv_row {
 	const char *name;
+	/* NULL, or the one PCI device (tep_txcaps_init_dev()'s dev_id) the
+	 * row is for: a device that the driver's own row would misdescribe.
+	 * Such rows come before their driver's. */
+	const char *dev_id;
 	uint8_t kind;
 	uint8_t multiseg_bug;
 	const char *why;
@@ -73,59 +77,77 @@ struct drv_row {
 enum { ROW_UNKNOWN_FLAT, ROW_UNKNOWN_SOFT, ROW_FIRST_NAMED };
 
 static const struct drv_row drv_table[] = {
-	[ROW_UNKNOWN_FLAT] = { "", K_FLAT, 0,
+	[ROW_UNKNOWN_FLAT] = { "", NULL, K_FLAT, 0,
 		"unknown driver with UDP+TCP checksum and no tunnel offload: "
 		"assumed to read l2_len/l3_len only" },
-	[ROW_UNKNOWN_SOFT] = { "", K_SOFT, 0,
+	[ROW_UNKNOWN_SOFT] = { "", NULL, K_SOFT, 0,
 		"unknown driver without UDP+TCP checksum, or with tunnel "
 		"offloads of unknown semantics: software" },
-	{ "net_tap", K_FLAT, 1,
+	/* QEMU's emulated 82574L (-device e1000e; subsystem 8086:0000 is
+	 * QEMU's default, boards carry their maker's): its Tx path finds
+	 * the L4 header by parsing the frame itself, ignoring the context
+	 * descriptor's TUCSS/TUCSO, so for a tunnelled packet it computes
+	 * the outer UDP checksum, never the inner one (QEMU 7.2,
+	 * hw/net/e1000e_core.c, net_tx_pkt; tests/integration/
+	 * test_pci_nic.sh). */
+	{ "net_e1000_em", "8086:10d3 8086:0000", K_SOFT, 0,
+		"QEMU's emulated 82574L (e1000e) checksums the first L4 header "
+		"it parses, the outer UDP, whatever TUCSS says" },
+	/* 8254x/8257x/82583: TUCSS/TUCSO of a context descriptor, from
+	 * l2_len/l3_len (em_rxtx.c em_set_xmit_ctx); no tunnel offload. */
+	{ "net_e1000_em", NULL, K_FLAT, 0,
+		"TUCSS/TUCSO of the context descriptor from l2_len/l3_len; no "
+		"tunnel offload: flat metadata is a plain checksum request" },
+	{ "net_tap", NULL, K_FLAT, 1,
 		"reads only l2_len/l3_len; 22.11 miscomputes chains with "
 		"odd-length pieces and sums to the frame end" },
-	{ "net_tun", K_FLAT, 1,
+	{ "net_tun", NULL, K_FLAT, 1,
 		"net_tap's Tx code: l2_len/l3_len only, chain bug" },
-	{ "net_virtio", K_FLAT, 0,
+	{ "net_virtio", NULL, K_FLAT, 0,
 		"csum_start = l2_len + l3_len (outer lengths only with a "
 		"TUNNEL flag): flat metadata is plain checksum-partial" },
-	{ "net_virtio_user", K_FLAT, 0,
+	{ "net_virtio_user", NULL, K_FLAT, 0,
 		"same Tx code as net_virtio" },
-	{ "net_ixgbe", K_FLAT, 0,
+	{ "net_ixgbe", NULL, K_FLAT, 0,
 		"prepare refuses every TUNNEL flag (ENOTSUP); MACLEN/IPLEN "
 		"come from l2_len/l3_len" },
-	{ "net_ixgbe_vf", K_FLAT, 0,
+	{ "net_ixgbe_vf", NULL, K_FLAT, 0,
 		"same Tx and prepare code as net_ixgbe" },
-	{ "net_i40e", K_I40E, 0,
+	{ "net_i40e", NULL, K_I40E, 0,
 		"context descriptor takes the outer lengths; L4TUNT only for "
 		"VXLAN/GENEVE/GRE, so FOU/GUE are tagged VXLAN" },
-	{ "net_ice", K_ICE, 0,
+	{ "net_ice", NULL, K_ICE, 0,
 		"as i40e; MULTI_SEGS (or OUTER_IPV4_CKSUM) keeps it off the "
 		"vector offload path, which ignores tunnel flags" },
-	{ "mlx5_pci", K_MLX5, 0,
+	{ "mlx5_pci", NULL, K_MLX5, 0,
 		"HW parser finds headers itself (flat would sum the outer "
 		"UDP); TUNNEL_UDP goes through the software parser" },
-	{ "mlx5_auxiliary", K_MLX5, 0,
+	{ "mlx5_auxiliary", NULL, K_MLX5, 0,
 		"same Tx code as mlx5_pci" },
-	{ "net_vhost", K_FLAT, 1,
+	{ "net_vhost", NULL, K_FLAT, 1,
 		"NEEDS_CSUM to the guest at l2_len+l3_len; without guest csum "
 		"the PMD sums with rte_raw_cksum_mbuf (odd-chain bug): chains "
 		"are done here" },
-	{ "net_af_packet", K_SOFT, 0,
+	{ "net_af_packet", NULL, K_SOFT, 0,
 		"no checksum offload (Tx capa MULTI_SEGS|VLAN_INSERT)" },
-	{ "net_null", K_SOFT, 0, "no checksum offload" },
-	{ "net_ring", K_SOFT, 0, "no checksum offload" },
-	{ "net_pcap", K_SOFT, 0, "no checksum offload" },
+	{ "net_null", NULL, K_SOFT, 0, "no checksum offload" },
+	{ "net_ring", NULL, K_SOFT, 0, "no checksum offload" },
+	{ "net_pcap", NULL, K_SOFT, 0, "no checksum offload" },
 };
 
 #define DRV_ROWS (sizeof(drv_table) / sizeof(drv_table[0]))
 
 static unsigned int
-drv_lookup(const char *name, uint64_t capa)
+drv_lookup(const char *name, const char *dev_id, uint64_t capa)
 {
 	unsigned int i;
 
 	if (name != NULL)
 		for (i = ROW_FIRST_NAMED; i < DRV_ROWS; i++)
-			if (strcmp(name, drv_table[i].name) == 0)
+			if (strcmp(name, drv_table[i].name) == 0 &&
+			    (drv_table[i].dev_id == NULL ||
+			     (dev_id != NULL &&
+			      strcmp(dev_id, drv_table[i].dev_id) == 0)))
 				return i;
 	if ((capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) &&
 	    (capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) && !(capa & TNL_CAPA))
@@ -220,6 +242,15 @@ tep_txcaps_init(struct tep_txcaps *c, const char *driver_name,
 		uint64_t tx_offload_capa, uint64_t disabled,
 		uint64_t *offloads_to_enable)
 {
+	return tep_txcaps_init_dev(c, driver_name, NULL, tx_offload_capa,
+				   disabled, offloads_to_enable);
+}
+
+int
+tep_txcaps_init_dev(struct tep_txcaps *c, const char *driver_name,
+		    const char *dev_id, uint64_t tx_offload_capa,
+		    uint64_t disabled, uint64_t *offloads_to_enable)
+{
 	const struct drv_row *row;
 	uint64_t capa = tx_offload_capa, off = 0;
 	unsigned int i;
@@ -231,7 +262,7 @@ tep_txcaps_init(struct tep_txcaps *c, const char *driver_name,
 		 driver_name != NULL ? driver_name : "");
 	c->capa = capa;
 	c->disabled = disabled;
-	c->drv = (uint8_t)drv_lookup(driver_name, capa);
+	c->drv = (uint8_t)drv_lookup(driver_name, dev_id, capa);
 	row = &drv_table[c->drv];
 	c->multiseg_bug = row->multiseg_bug;
 	for (i = 0; i < TEP_TXTUN_TYPES; i++)
@@ -645,6 +676,14 @@ txpkt_hw(const struct tep_txcaps *c, struct rte_mbuf *m,
 			l4h = doff;
 	}
 	m->l4_len = l4h;
+#ifdef TEP_TEST_BAD_L3_LEN
+	/* meson -Dtest_bad_l3_len=true, for tests only: the request is
+	 * misdescribed, so the NIC sums from 4 bytes before the L4 header
+	 * and writes the result 4 bytes early. Shorter, not longer: the
+	 * Intel prepare refuses headers that run past segment 0, which a
+	 * longer l3_len does on a bare SYN. */
+	m->l3_len -= 4;
+#endif
 }
 
 /* skb_checksum_help(): the standard checksum, written in place. */

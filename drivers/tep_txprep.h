@@ -132,6 +132,14 @@ int tep_txcaps_init(struct tep_txcaps *c, const char *driver_name,
 		    uint64_t tx_offload_capa, uint64_t disabled,
 		    uint64_t *offloads_to_enable);
 
+/* The same for a port whose device is known: dev_id is a PCI device's
+ * "VVVV:DDDD SSSS:TTTT" (vendor:device subsystem-vendor:subsystem, lower
+ * case hex), or NULL. A few devices are known to do less than their
+ * driver's row says (docs/drivers.md, "Devices"). */
+int tep_txcaps_init_dev(struct tep_txcaps *c, const char *driver_name,
+			const char *dev_id, uint64_t tx_offload_capa,
+			uint64_t disabled, uint64_t *offloads_to_enable);
+
 /* For `tepctl offload show`: what the port is asked for, what is not. */
 struct tep_txcaps_info {
 	const char *driver;	/* as given to tep_txcaps_init() */

@@ -425,7 +425,8 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	pthread_mutex_init(&tep_tunnel_free_lock, NULL);
-	if (tep_vdevs_check(err, sizeof(err)) != 0) {
+	if (tep_vdevs_check(err, sizeof(err)) != 0 ||
+	    tep_pci_check(err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}

@@ -3,6 +3,8 @@
 # Copyright (c) 2026 The tepd authors
 #
 # What stops tepd at start, or refuses a VRF, must say what and why:
+# - `-a ADDR` for a PCI device EAL did not take: no such address, bound
+#   to no driver, bound to a kernel driver (with the command to run);
 # - `-H IFNAME` naming an interface that exists, or not a plain name;
 # - a --vdev whose probe fails (an af_packet port on an interface that
 #   does not exist): tepd exits 1 naming it, instead of running without
@@ -51,6 +53,39 @@ if [ "$RC" = 1 ] && grep -qxF "$want" "$WORK/vdev.log"; then
 else
 	fail "--vdev that fails to probe: exit $RC: $(tail -n 3 "$WORK/vdev.log")"
 fi
+
+# ---- -a: a PCI device EAL did not take --------------------------------------
+# EAL skips it quietly; tepd says which of the three it is and what to do.
+# The host's own devices serve: one bound to no driver, one bound to a
+# kernel driver (EAL never touches either: no DPDK driver is bound).
+run_pci() {	# NAME ADDR WANT-PREFIX
+	local pid
+	ip netns exec "$DP" "$TEPD" -l 0-1 --no-huge -m 512 -a "$2" \
+		--file-prefix "tep${TAG}$1" -- -s "$WORK/$1.sock" \
+		-f "$WORK/empty.conf" >"$WORK/$1.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid"; wait "$pid" 2>/dev/null || true
+		fail "-a $2: tepd kept running"
+	elif grep -q "^tepd: -a $2: $3" "$WORK/$1.log"; then
+		ok "$(grep "^tepd: -a" "$WORK/$1.log")"
+	else
+		fail "-a $2: $(tail -n 2 "$WORK/$1.log")"
+	fi
+}
+run_pci pcinone 0000:7f:1f.7 "no PCI device at that address"
+nodrv= kdrv=
+for d in /sys/bus/pci/devices/*; do
+	if [ -e "$d/driver" ]; then
+		drv=$(basename "$(readlink "$d/driver")")
+		case $drv in vfio-pci|uio_pci_generic|igb_uio) ;; *) kdrv=${kdrv:-${d##*/}} ;; esac
+	else
+		nodrv=${nodrv:-${d##*/}}
+	fi
+done
+[ -n "$nodrv" ] && run_pci pcinodrv "$nodrv" "the device is bound to no driver.*dpdk-devbind.py -b vfio-pci $nodrv"
+[ -n "$kdrv" ] && run_pci pcikdrv "$kdrv" "the device is bound to the kernel driver .*dpdk-devbind.py -b vfio-pci $kdrv"
 
 # ---- -H: the default VRF's host interface must be a new, plain name -------
 for h in "lo|lo: an interface of that name exists" \

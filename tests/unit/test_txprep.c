@@ -1504,6 +1504,39 @@ test_caps_table(void **state)
 }
 
 /* Operator-disabled offloads force software, with that reason. */
+/* A device row: QEMU's emulated 82574L is software whatever em offers;
+ * em itself (or with no device id) is flat. */
+static void
+test_device_row(void **state)
+{
+	const uint64_t capa = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			      RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+			      RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+			      RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	struct tep_txcaps c;
+	uint64_t off;
+	(void)state;
+
+	assert_int_equal(tep_txcaps_init_dev(&c, "net_e1000_em",
+					     "8086:10d3 8086:0000", capa, 0,
+					     &off), 0);
+	assert_int_equal(c.mode, TEP_TXMODE_NONE);
+	assert_int_equal(off, RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	assert_int_equal(tep_txcaps_init_dev(&c, "net_e1000_em",
+					     "8086:100e 1af4:1100", capa, 0,
+					     &off), 0);
+	assert_int_equal(c.mode, TEP_TXMODE_FLAT);
+	assert_true(off & RTE_ETH_TX_OFFLOAD_TCP_CKSUM);
+	assert_int_equal(tep_txcaps_init(&c, "net_e1000_em", capa, 0, &off),
+			 0);
+	assert_int_equal(c.mode, TEP_TXMODE_FLAT);
+	/* a device row never applies to another driver */
+	assert_int_equal(tep_txcaps_init_dev(&c, "net_ixgbe",
+					     "8086:10d3 8086:0000", capa, 0,
+					     &off), 0);
+	assert_int_equal(c.mode, TEP_TXMODE_FLAT);
+}
+
 static void
 test_disabled_forces_software(void **state)
 {
@@ -1600,6 +1633,7 @@ main(void)
 		cmocka_unit_test(test_mlx5_tunnel_random),
 		cmocka_unit_test(test_malformed_refused),
 		cmocka_unit_test(test_disabled_forces_software),
+		cmocka_unit_test(test_device_row),
 	};
 
 	return cmocka_run_group_tests_name("txprep", tests, NULL, NULL);

@@ -11,8 +11,10 @@
  * for must be there; one that is not stops tepd at start.
  */
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -48,6 +50,115 @@ tep_vdevs_check(char *err, size_t errlen)
 			 "messages above)", da->name,
 			 da->args != NULL && da->args[0] != '\0' ? "," : "",
 			 da->args != NULL ? da->args : "");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The same for the PCI devices given with -a: EAL skips one it cannot
+ * use (no such address, bound to a kernel driver DPDK cannot drive, no
+ * driver at all) with at most a debug message, and tepd would run without
+ * it. Which of those it is, sysfs says.
+ */
+
+/* "DDDD:BB:DD.F" or "BB:DD.F" (EAL's forms) -> the full form */
+static bool
+pci_full_name(const char *in, char *out, size_t len)
+{
+	unsigned int d = 0, b, s, f;
+	char c;
+
+	if (sscanf(in, "%x:%x:%x.%x%c", &d, &b, &s, &f, &c) != 4 &&
+	    (d = 0, sscanf(in, "%x:%x.%x%c", &b, &s, &f, &c) != 3))
+		return false;
+	if (d > 0xffff || b > 0xff || s > 0x1f || f > 7)
+		return false;
+	snprintf(out, len, "%04x:%02x:%02x.%x", d, b, s, f);
+	return true;
+}
+
+static bool
+pci_probed(const char *full)
+{
+	struct rte_dev_iterator it;
+	struct rte_device *dev;
+	char name[32];
+
+	RTE_DEV_FOREACH(dev, "bus=pci", &it) {
+		if (pci_full_name(rte_dev_name(dev), name, sizeof(name)) &&
+		    strcmp(name, full) == 0)
+			return rte_dev_is_probed(dev) != 0;
+	}
+	return false;
+}
+
+/* The kernel driver bound to a PCI device: its name, "" for none, NULL
+ * if there is no such device. */
+static const char *
+pci_kernel_driver(const char *full, char *buf, size_t len)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", full);
+	if (access(path, F_OK) != 0)
+		return NULL;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", full);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0) {
+		buf[0] = '\0';
+		return buf;
+	}
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base != NULL ? base + 1 : link;
+	n = (ssize_t)strnlen(base, len - 1);
+	memcpy(buf, base, (size_t)n);
+	buf[n] = '\0';
+	return buf;
+}
+
+int
+tep_pci_check(char *err, size_t errlen)
+{
+	struct rte_devargs *da;
+	char full[sizeof(da->name)], drv[64];
+	const char *k;
+
+	RTE_EAL_DEVARGS_FOREACH("pci", da) {
+		if (!pci_full_name(da->name, full, sizeof(full)))
+			snprintf(full, sizeof(full), "%s", da->name);
+		if (pci_probed(full))
+			continue;
+		k = pci_kernel_driver(full, drv, sizeof(drv));
+		if (k == NULL)
+			snprintf(err, errlen, "-a %s: no PCI device at that "
+				 "address (dpdk-devbind.py --status-dev net "
+				 "lists the network devices and their "
+				 "addresses)", da->name);
+		else if (k[0] == '\0')
+			snprintf(err, errlen, "-a %s: the device is bound to "
+				 "no driver, so DPDK cannot reach it: "
+				 "modprobe vfio-pci; dpdk-devbind.py -b "
+				 "vfio-pci %s (docs/real-nic.md)", da->name,
+				 full);
+		else if (strcmp(k, "vfio-pci") != 0 &&
+			 strcmp(k, "uio_pci_generic") != 0 &&
+			 strcmp(k, "igb_uio") != 0)
+			snprintf(err, errlen, "-a %s: the device is bound to "
+				 "the kernel driver %s, which DPDK's driver for "
+				 "it cannot share: dpdk-devbind.py -b vfio-pci "
+				 "%s (docs/real-nic.md; Mellanox NICs stay on "
+				 "mlx5_core, and then need DPDK's mlx5 driver)",
+				 da->name, k, full);
+		else
+			snprintf(err, errlen, "-a %s: bound to %s, but no DPDK "
+				 "driver took it: a device DPDK has no driver "
+				 "for, or one that failed to start (see the EAL "
+				 "and PMD messages above: IOMMU group not "
+				 "viable, no memory)", da->name, k);
 		return -1;
 	}
 	return 0;

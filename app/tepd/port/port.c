@@ -241,9 +241,41 @@ tep_port_find(const char *name)
 	return -1;
 }
 
+/* A PCI port's "vendor:device subvendor:subdevice" from sysfs, for the
+ * few devices drivers/tep_txprep.c knows apart from their driver; NULL
+ * for any other port (a vdev has no such directory). */
+static const char *
+port_pci_id(const char *name, char *buf, size_t len)
+{
+	static const char *const f[4] = { "vendor", "device",
+					  "subsystem_vendor",
+					  "subsystem_device" };
+	unsigned int v[4], i;
+	char path[128];
+	FILE *fp;
+	int n;
+
+	if (strchr(name, '/') != NULL)
+		return NULL;
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s",
+			 name, f[i]);
+		fp = fopen(path, "r");
+		if (fp == NULL)
+			return NULL;
+		n = fscanf(fp, "%x", &v[i]);
+		fclose(fp);
+		if (n != 1)
+			return NULL;
+	}
+	snprintf(buf, len, "%04x:%04x %04x:%04x", v[0], v[1], v[2], v[3]);
+	return buf;
+}
+
 static int
 port_configure_here(struct tep_port *p, char *err, size_t errlen)
 {
+	char pci_id[32];
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	struct rte_mempool *rx_pool;
@@ -258,8 +290,9 @@ port_configure_here(struct tep_port *p, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-	tep_txcaps_init(&p->txcaps, info.driver_name, info.tx_offload_capa,
-			p->tx_disabled, &want_tx);
+	tep_txcaps_init_dev(&p->txcaps, info.driver_name,
+			    port_pci_id(p->name, pci_id, sizeof(pci_id)),
+			    info.tx_offload_capa, p->tx_disabled, &want_tx);
 
 	if (info.max_tx_queues < tep.nb_workers) {
 		snprintf(err, errlen,

@@ -84,5 +84,8 @@ void tep_port_on_host_restart(tep_host_port_restarted_cb cb);
 /* devcheck.c: every --vdev given to the EAL was probed; else -1 and err
  * names the first that was not. */
 int tep_vdevs_check(char *err, size_t errlen);
+/* The same for the PCI devices given with -a, with what to do (sysfs says
+ * whether the address exists and which kernel driver holds it). */
+int tep_pci_check(char *err, size_t errlen);
 
 #endif /* TEPD_PORT_H */
