@@ -39,6 +39,7 @@
 #include "fpm.h"
 #include "metrics.h"
 #include "neigh.h"
+#include "nexthop.h"
 #include "port.h"
 #include "punt.h"
 #include "stats.h"
@@ -399,6 +400,7 @@ control_loop(void)
 		tep_fpm_poll();
 		if (rte_rdtsc() >= next_timer) {
 			tep_neigh_timer();
+			tep_paths_timer();
 			next_timer = rte_rdtsc() + rte_get_tsc_hz() / 10;
 		}
 	}

@@ -154,6 +154,20 @@ flow_l3(const uint8_t *buf, size_t hdr_room, const struct tep_l3_info *l3,
 					     f->hash);
 }
 
+uint32_t
+tep_flow_hash_ip(const uint8_t *ip, size_t room, const struct tep_l3_info *l3)
+{
+	uint32_t h = l3->family == 4 ? hash_bytes(ip + 12, 8, l3->l4_proto) :
+		     hash_bytes(ip + 8, 32, l3->l4_proto);
+
+	if (l3->l4_usable && room >= (size_t)l3->l3_len + 4 &&
+	    (uint32_t)l3->ip_len >= (uint32_t)l3->l3_len + 4 &&
+	    (l3->l4_proto == IPPROTO_TCP_ || l3->l4_proto == IPPROTO_UDP_ ||
+	     l3->l4_proto == IPPROTO_SCTP_))
+		h = rte_hash_crc_4byte(tep_rd32(ip + l3->l3_len), h);
+	return h;
+}
+
 enum tep_reason
 tep_flow_parse(const uint8_t *buf, size_t len, bool eth, struct tep_flow *f)
 {

@@ -185,6 +185,17 @@ enum tep_reason tep_flow_parse_l3(const uint8_t *buf, size_t hdr_room,
 				  const uint32_t *hash, struct tep_flow *f);
 
 
+/*
+ * The flow hash of the IP packet at ip (room readable bytes; l3 describes
+ * its header as tep_flow_parse_l3() takes it): over its addresses and
+ * protocol, and its ports for TCP, UDP and SCTP when the L4 header is
+ * whole and readable. What picks a next-hop group's member when the NIC
+ * gave no RSS hash (app/tepd/route); the same CRC as tep_flow's, so that
+ * a flow's path and its outer source port come from one kind of hash.
+ */
+uint32_t tep_flow_hash_ip(const uint8_t *ip, size_t room,
+			  const struct tep_l3_info *l3);
+
 /* Map a flow hash into [lo, hi] (RFC 7348 section 5: source port entropy). */
 static inline uint16_t
 tep_udp_sport(uint32_t hash, uint16_t lo, uint16_t hi)

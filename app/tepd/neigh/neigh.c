@@ -297,6 +297,17 @@ neigh_probe(struct tep_neigh *n)
 		send_ns(n->key.port, n->key.ip);
 }
 
+void
+tep_neigh_probe(uint16_t port, int family, const uint8_t *ip)
+{
+	struct tep_neigh *n = tep_neigh_lookup(port, family, ip);
+
+	if (n == NULL)
+		n = neigh_create(port, family, ip, true);
+	if (n != NULL && !n->is_static)
+		neigh_probe(n);
+}
+
 /* A packet waiting for its next hop's MAC. Returns true if it was kept. */
 bool
 tep_neigh_hold(struct rte_mbuf *m)

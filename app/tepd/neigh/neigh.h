@@ -63,6 +63,10 @@ void tep_neigh_flush_port(uint16_t port);
 void tep_neigh_timer(void);
 struct tep_neigh *tep_neigh_lookup(uint16_t port, int family,
 				   const uint8_t *ip);
+/* Probe (port, family, ip) now, with an ARP request or a neighbour
+ * solicitation, making an entry for it if there is none: somebody
+ * (route/nexthop.c) wants to know whether it still answers. */
+void tep_neigh_probe(uint16_t port, int family, const uint8_t *ip);
 /* A punted packet waiting for its next hop's MAC: held until it
  * resolves. Returns true if it was kept. */
 bool tep_neigh_hold(struct rte_mbuf *m);
