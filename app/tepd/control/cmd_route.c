@@ -15,6 +15,7 @@
 
 #include "cmds.h"
 #include "args.h"
+#include "nexthop.h"
 #include "port.h"
 #include "tunnel.h"
 
@@ -128,8 +129,9 @@ cmd_route_del(struct tep_ctl_ctx *c, int n, char **v, struct tep_out *o,
 	return cmd_route(c, n, v, o, e, false);
 }
 
+/* One path: where a plain next hop sends. */
 static void
-out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
+out_nh_path(struct tep_out *o, const struct tep_nh *nh)
 {
 	char g[INET6_ADDRSTRLEN];
 
@@ -158,6 +160,40 @@ out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
 	default:
 		break;
 	}
+}
+
+/* A multipath route's paths, as `ip route` shows them: each member with
+ * its weight, "dead" while failover keeps it out of the group. */
+static void
+out_group(struct tep_out *o, uint32_t gid, int family)
+{
+	const struct tep_nhg *g = tep_nhg_get(&tep_rib, gid);
+	uint32_t i;
+
+	tep_out_u64(o, "group", NULL, gid);
+	tep_out_open_array(o, "nexthops");
+	for (i = 0; g != NULL && i < g->n; i++) {
+		tep_out_open_object(o, NULL);
+		tep_out_text(o, " nexthop");
+		out_nh_path(o, &tep_rib.nh[g->member[i]]);
+		tep_out_u64(o, "weight", " weight %" PRIu64, g->weight[i]);
+		if (tep_nh_is_up(&tep_rib, g->member[i]))
+			tep_out_str(o, "state", NULL, "up");
+		else
+			tep_out_str(o, "state", " %s", "dead");
+		tep_out_close_object(o);
+	}
+	tep_out_close_array(o);
+	(void)family;
+}
+
+static void
+out_nh(struct tep_out *o, const struct tep_nh *nh, int family)
+{
+	if (nh->type == TEP_NHT_GROUP)
+		out_group(o, nh->tunnel, family);
+	else
+		out_nh_path(o, nh);
 	/* text: only the unusual origin, so that tepctl's lines stay as they
 	 * were for configured routes; JSON: always */
 	if (nh->proto == TEP_PROTO_FPM)
