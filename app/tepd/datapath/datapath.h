@@ -53,6 +53,10 @@ struct txbuf {
 struct tun_egress {
 	uint32_t gen;
 	uint16_t port;
+	/* The underlay route is multipath: its group's next hop, each
+	 * packet taking the member its flow hash picks (the port and dmac
+	 * above are then unused); 0 otherwise. */
+	uint16_t nhg;
 	uint64_t dmac;
 };
 

@@ -14,6 +14,7 @@
 
 #include "tep_chain.h"
 #include "tep_csum_mbuf.h"
+#include "tep_nhg.h"
 #include "datapath.h"
 #include "adj.h"
 #include "neigh.h"
@@ -22,53 +23,36 @@
 #include "stats.h"
 #include "tunnel.h"
 
-/* Where a tunnel's packets leave: the underlay route and neighbour of its
- * remote, cached per worker until the control plane bumps the generation. */
-static const struct tun_egress *
-tunnel_egress(struct worker *w, const struct tep_tunnel *t,
-	      struct rte_mbuf *m)
+/*
+ * The egress of next hop idx (a gateway or connected one of the underlay)
+ * for tunnel t into e: its port and the MAC to send to. False when m was
+ * consumed: no such route, port down (e->dmac left 0, so that it is
+ * checked again), or the neighbour is unresolved (m punted to resolve
+ * it; e->dmac 0).
+ */
+static bool
+egress_fill(struct worker *w, const struct tep_tunnel *t, struct rte_mbuf *m,
+	    uint32_t idx, struct tun_egress *e)
 {
-	struct tun_egress *e = &w->egress[t->id];
-	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
-	const struct tep_vrf *v;
-	const struct tep_nh *nh;
+	const struct tep_nh *nh = &tep_rib.nh[idx];
 	const uint8_t *gw;
-	uint64_t idx = TEP_NH_NONE;
 
-	if (e->gen == gen && e->dmac != 0)
-		return e;
-	v = __atomic_load_n(&tep_rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
-	if (!t->p.outer_v6) {
-		uint32_t ip = tep_rd32(t->p.dst);
-
-		rte_fib_lookup_bulk(__atomic_load_n(&v->fib4, __ATOMIC_ACQUIRE),
-				    &ip, &idx, 1);
-	} else {
-		uint8_t ip6[1][16];
-
-		memcpy(ip6[0], t->p.dst, 16);
-		rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6, __ATOMIC_ACQUIRE),
-				     ip6, &idx, 1);
-	}
-	nh = &tep_rib.nh[idx];
+	e->dmac = 0;
 	if (idx == TEP_NH_NONE ||
 	    (nh->type != TEP_NHT_GW && nh->type != TEP_NHT_CONNECTED)) {
 		w->cnt->tun[t->id].drop[TEP_R_NO_ROUTE]++;
 		dp_drop(w, m, TEP_R_NO_ROUTE);
-		return NULL;
+		return false;
 	}
 	if (!tep_ports[nh->port].up || tep_ports[nh->port].role == TEP_ROLE_NONE) {
-		/* Not cached: checked again until the port comes back. */
-		e->dmac = 0;
 		w->cnt->tun[t->id].drop[TEP_R_PORT_DOWN]++;
 		dp_drop(w, m, TEP_R_PORT_DOWN);
-		return NULL;
+		return false;
 	}
 	gw = nh->type == TEP_NHT_GW ? nh->gw : t->p.dst;
 	e->port = nh->port;
-	e->dmac = nh->type == TEP_NHT_GW ? tep_adj_mac((uint32_t)idx) :
+	e->dmac = nh->type == TEP_NHT_GW ? tep_adj_mac(idx) :
 		  tep_neigh_mac(nh->port, t->p.outer_v6 ? 6 : 4, gw);
-	e->gen = gen;
 	if (e->dmac == 0) {
 		struct tep_mbuf_priv *pv = tep_priv(m);
 
@@ -83,9 +67,84 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 					  (t->p.outer_v6 ? 6 : 4));
 		memcpy(pv->nh_ip, gw, pv->family_nh == 4 ? 4 : 16);
 		dp_punt(w, m, TEP_PUNT_RESOLVE, t->p.outer_v6 ? 6 : 4);
-		return NULL;
+		return false;
 	}
+	return true;
+}
+
+/* Where a tunnel's packets leave: the underlay route and neighbour of its
+ * remote, cached per worker until the control plane bumps the generation.
+ * A multipath underlay route is cached as its group (e->nhg): each packet
+ * then takes its member (member_egress()). */
+static const struct tun_egress *
+tunnel_egress(struct worker *w, const struct tep_tunnel *t,
+	      struct rte_mbuf *m)
+{
+	struct tun_egress *e = &w->egress[t->id];
+	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+	const struct tep_vrf *v;
+	uint64_t idx = TEP_NH_NONE;
+
+	if (e->gen == gen && (e->dmac != 0 || e->nhg != 0))
+		return e;
+	v = __atomic_load_n(&tep_rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
+	if (!t->p.outer_v6) {
+		uint32_t ip = tep_rd32(t->p.dst);
+
+		rte_fib_lookup_bulk(__atomic_load_n(&v->fib4, __ATOMIC_ACQUIRE),
+				    &ip, &idx, 1);
+	} else {
+		uint8_t ip6[1][16];
+
+		memcpy(ip6[0], t->p.dst, 16);
+		rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6, __ATOMIC_ACQUIRE),
+				     ip6, &idx, 1);
+	}
+	if (idx != TEP_NH_NONE && tep_rib.nh[idx].type == TEP_NHT_GROUP) {
+		e->nhg = (uint16_t)idx;
+		e->dmac = 0;
+		e->gen = gen;
+		return e;
+	}
+	e->nhg = 0;
+	if (!egress_fill(w, t, m, (uint32_t)idx, e))
+		return NULL;
+	e->gen = gen;
 	return e;
+}
+
+/*
+ * A packet of flow hash `hash` into tunnel t whose underlay route is the
+ * multipath next hop grp: the member its hash picks, into *me. False when
+ * m was consumed (as egress_fill()).
+ *
+ * The overlay route's group (lookup.c) picks its member from the hash's
+ * low bits; were the underlay's picked from the same bits, every flow of
+ * one tunnel would take the same underlay path (two levels of ECMP
+ * polarised into one). The halves swapped give it other bits.
+ */
+static __rte_noinline bool
+member_egress(struct worker *w, const struct tep_tunnel *t, struct rte_mbuf *m,
+	      uint32_t grp, uint32_t hash, struct tun_egress *me)
+{
+	uint32_t h = hash >> 16 | hash << 16;
+
+	return egress_fill(w, t, m, tep_nh_resolve(&tep_rib, grp, h), me);
+}
+
+/* The smallest MTU of a multipath egress's member ports: a flow's packets
+ * are cut to one size whichever path it takes. */
+static uint16_t
+group_mtu(uint32_t grp)
+{
+	const struct tep_nhg *g = __atomic_load_n(
+		&tep_rib.nhg[tep_rib.nh[grp].tunnel], __ATOMIC_ACQUIRE);
+	uint16_t mtu = UINT16_MAX;
+	uint32_t i;
+
+	for (i = 0; i < g->n; i++)
+		mtu = RTE_MIN(mtu, tep_ports[tep_rib.nh[g->member[i]].port].mtu);
+	return mtu;
 }
 
 /* Tunnel offload metadata for a pending inner checksum (drivers/ adapts
@@ -208,10 +267,10 @@ encap_sums_all(const struct tep_tunnel *t, const struct tep_flow *f,
 /* Does m, encapsulated in t, exceed the egress port op's MTU? */
 static inline bool
 encap_too_big(const struct rte_mbuf *m, const struct tep_tunnel *t,
-	      const struct tep_port *op)
+	      uint16_t mtu)
 {
 	return m->pkt_len - (t->tmpl.inner_eth ? 0u : 14u) + t->tmpl.len -
-	       t->tmpl.l2_len > op->mtu;
+	       t->tmpl.l2_len > mtu;
 }
 
 /* A packet too big for the tunnel: fragmented, the fragments then taking
@@ -219,15 +278,14 @@ encap_too_big(const struct rte_mbuf *m, const struct tep_tunnel *t,
  * that the fragments' array is not on the stack of the common path. */
 static __rte_noinline void
 encap_oversize(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
-	       int family, const struct tep_tunnel *t,
-	       const struct tep_port *op)
+	       int family, const struct tep_tunnel *t, uint16_t mtu)
 {
 	struct rte_mbuf *frags[DP_FRAGS_MAX];
 	uint16_t n;
 
 	w->cnt->tun[t->id].drop[TEP_R_TOO_BIG]++;
 	n = dp_too_big(w, m, rte_pktmbuf_mtod_offset(m, uint8_t *, 14),
-		       family, op->mtu - (t->tmpl.len - t->tmpl.l2_len) -
+		       family, mtu - (t->tmpl.len - t->tmpl.l2_len) -
 		       (t->tmpl.inner_eth ? 14 : 0), frags);
 	if (n > 0)
 		dp_encap_burst(w, frags, NULL, n, nh, 4);
@@ -376,7 +434,7 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	const struct tep_tunnel *t =
 		__atomic_load_n(&tep_tunnels[nh->tunnel], __ATOMIC_ACQUIRE);
 	const struct tun_egress *e = NULL;
-	const struct tep_port *op = NULL;
+	uint16_t mtu = 0;
 	struct rte_mbuf *keep[TEP_BURST];
 	struct tep_flow f[TEP_BURST];
 	bool big[TEP_BURST];
@@ -396,7 +454,7 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	while (n > 0) {
 		uint16_t run = RTE_MIN(n, (uint16_t)TEP_BURST), k = 0;
 		struct rte_mbuf *out[TEP_BURST];	/* for e's port */
-		uint16_t nout = 0;
+		uint16_t nout = 0, oport = 0;
 		uint64_t ol_or = 0;
 
 		for (i = 0; i < run; i++) {
@@ -407,12 +465,13 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 				e = tunnel_egress(w, t, pkts[i]);
 				if (e == NULL)
 					continue;
-				op = &tep_ports[e->port];
+				mtu = likely(e->nhg == 0) ?
+				      tep_ports[e->port].mtu : group_mtu(e->nhg);
 			}
 			/* One too big is handled in pass 2, in its place:
 			 * its fragments must not overtake the packets
 			 * before it. */
-			big[k] = encap_too_big(pkts[i], t, op);
+			big[k] = encap_too_big(pkts[i], t, mtu);
 			if (unlikely(big[k])) {
 				if (own || !dp_ttl_expires(w, pkts[i],
 					rte_pktmbuf_mtod_offset(pkts[i],
@@ -425,23 +484,44 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 				keep[k++] = pkts[i];
 			}
 		}
+		if (k > 0)
+			oport = e->port;
 		for (i = 0; i < k; i++) {
+			const struct tun_egress *pe = e;
+			struct tun_egress me;
+
 			if (unlikely(big[i])) {
 				/* Its fragments go out after the packets
 				 * before it. */
-				dp_tx_enqueue_run(w, e->port, out, nout,
-						  ol_or);
+				dp_tx_enqueue_run(w, oport, out, nout, ol_or);
 				nout = 0;
 				ol_or = 0;
-				encap_oversize(w, keep[i], nh, family, t, op);
-			} else if (encap_outer(w, keep[i], family, t, e,
-					       &f[i], &tl)) {
+				encap_oversize(w, keep[i], nh, family, t, mtu);
+				continue;
+			}
+			if (unlikely(e->nhg != 0)) {
+				/* Multipath underlay: the path of its flow;
+				 * a run goes out while the port stays. */
+				if (!member_egress(w, t, keep[i], e->nhg,
+						   f[i].hash, &me))
+					continue;
+				pe = &me;
+				if (me.port != oport) {
+					dp_tx_enqueue_run(w, oport, out, nout,
+							  ol_or);
+					nout = 0;
+					ol_or = 0;
+					oport = me.port;
+				}
+			}
+			if (encap_outer(w, keep[i], family, t, pe, &f[i],
+					&tl)) {
 				out[nout++] = keep[i];
 				ol_or |= keep[i]->ol_flags;
 			}
 		}
 		if (nout != 0)
-			dp_tx_enqueue_run(w, e->port, out, nout, ol_or);
+			dp_tx_enqueue_run(w, oport, out, nout, ol_or);
 		pkts += run;
 		if (l3 != NULL)
 			l3 += run;
@@ -468,6 +548,7 @@ dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *
 	      uint32_t len)
 {
 	const struct tun_egress *e;
+	struct tun_egress me;
 	struct encap_tally tl = { 0 };
 	struct tep_encap_pkt pk;
 	uint16_t cport = tep_cnt_port_of(m);
@@ -479,6 +560,12 @@ dp_tunnel_answer(struct worker *w, struct rte_mbuf *m, const struct tep_tunnel *
 	e = tunnel_egress(w, t, m);
 	if (e == NULL)
 		return;
+	if (e->nhg != 0) {
+		/* one answer, one path: the first bucket's */
+		if (!member_egress(w, t, m, e->nhg, 0, &me))
+			return;
+		e = &me;
+	}
 	memset(&pk, 0, sizeof(pk));
 	pk.inner_len = (uint16_t)len;
 	pk.sport = t->tmpl.sport_lo;

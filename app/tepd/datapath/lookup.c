@@ -13,6 +13,8 @@
 #include <rte_fib.h>
 #include <rte_fib6.h>
 
+#include "tep_nhg.h"
+
 #include "datapath.h"
 #include "port.h"
 #include "punt.h"
@@ -36,6 +38,38 @@ host_deliver(struct worker *w, struct rte_mbuf *m, int family)
 	nh.port = hp;
 	dp_forward(w, m, &nh, family);
 	return true;
+}
+
+/*
+ * The hash that picks a multipath route's path for m: the NIC's RSS hash
+ * when it gave one (over the same addresses and ports), else tepd's own
+ * over the IP header l3 describes (at offset 14, as the lookup keys).
+ */
+static inline uint32_t
+flow_hash(const struct rte_mbuf *m, const struct tep_l3_info *l3)
+{
+	struct tep_l3_info x = *l3;
+
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	if (x.l3_len == 0)	/* header length unknown: addresses only */
+		x.l4_usable = 0;
+	return tep_flow_hash_ip(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14),
+				m->data_len > 14 ? m->data_len - 14u : 0, &x);
+}
+
+/* Multipath routes: each packet to the path its flow hash picks, so that
+ * later stages see plain next hops. Out of line: most bursts have none. */
+static __rte_noinline void
+resolve_groups(struct rte_mbuf **pkts, const struct tep_l3_info *l3,
+	       uint64_t *nhs, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (tep_rib.nh[nhs[i]].type == TEP_NHT_GROUP)
+			nhs[i] = tep_nh_resolve(&tep_rib, (uint32_t)nhs[i],
+						flow_hash(pkts[i], &l3[i]));
 }
 
 static void
@@ -158,6 +192,8 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 		else
 			rte_fib6_lookup_bulk(__atomic_load_n(&v->fib6,
 					      __ATOMIC_ACQUIRE), keys6, nhs, ng);
+		if (__atomic_load_n(&tep_rib.nhg_count, __ATOMIC_RELAXED) != 0)
+			resolve_groups(grp, grp_l3, nhs, ng);
 		if (timed) {
 			uint64_t t1 = rte_rdtsc();
 
