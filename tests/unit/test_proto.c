@@ -852,6 +852,15 @@ test_flow_parse_l3_agrees(void **state)
 				 eth, v6, kind, frag);
 		if (frag)
 			assert_int_equal(g.l4.kind, TEP_L4_NONE);
+		/* The hash a multipath route's member is picked by, from
+		 * the IP header alone, is the flow's (the outer source
+		 * port's) for these packets: UDP with a checksum, TCP,
+		 * SCTP, ICMP, fragments. */
+		if (tep_flow_hash_ip(ip, ilen - (eth ? 14 : 0), &l3) != f.hash)
+			fail_msg("eth %d v6 %d kind %d frag %d: member hash "
+				 "%08x, flow hash %08x", eth, v6, kind, frag,
+				 tep_flow_hash_ip(ip, ilen - (eth ? 14 : 0),
+						  &l3), f.hash);
 		/* Given a NIC's RSS hash: that is the flow's hash, and the
 		 * rest is the same. */
 		memset(&g, 0x3c, sizeof(g));
