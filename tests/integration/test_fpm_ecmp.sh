@@ -186,6 +186,9 @@ $FEED nh 1 via $G.2 \; nh 2 via $G.3 \; nhg 10 1,2 \; \
 expect "object deletes: the routes through them gone, a member refused first" \
 	"$(paths default 198.18.60.0/24) $(paths default 198.18.61.0/24) $(cnt nh_obj_routes_removed) $(cnt nh_objs_refused)" \
 	"none none 2 2"
+# left: object 2; 198.18.63.0/24 of the connection before (not replayed)
+expect "fpm show: objects and routes by object" \
+	"$($CTL -j fpm show | jget nh_objects) $($CTL -j fpm show | jget nh_obj_routes)" "1 1"
 # a group naming itself is malformed: the connection is dropped
 rc=0
 $FEED --expect-close 3 nh 1 via $G.2 \; nhg 11 1,11 2>/dev/null || rc=$?
