@@ -97,11 +97,19 @@ case " $(groups)" in
 *" $g30 "*) ok "group $g31 released, $g30 kept for 198.18.32.0/24 (groups: $(groups))" ;;
 *) fail "group $g30 gone while 198.18.32.0/24 names it: $(groups)" ;;
 esac
+# A deleted group gives back its members' next-hop slots (FPM's count in
+# `fpm show`): left are the plain next hops via .2 (198.18.34.0/24, first
+# connection; 198.18.31.0/24, second) and via .4 (198.18.30.0/24), and
+# the groups of 198.18.32.0/24 and .33 with member .3 of the first
+# connection (.2 is shared): 6; once those two routes go, 3.
+nhs() { $CTL -j fpm show | jget nexthops; }
+expect "group $g31 deleted: its members' next hops given back" "$(nhs)" 6
 $FEED del 198.18.32.0/24 \; del 198.18.33.0/24
 case " $(groups)" in
 *" $g30 "*) fail "group $g30 left after its last route went: $(groups)" ;;
 *) ok "group $g30 released with its last route" ;;
 esac
+expect "the last groups deleted: their members' next hops given back" "$(nhs)" 3
 
 # 3. EVPN: one prefix behind two VTEPs: a tunnel each, a group of both;
 # the delete removes both tunnels
@@ -186,13 +194,30 @@ $FEED nh 1 via $G.2 \; nh 2 via $G.3 \; nhg 10 1,2 \; \
 expect "object deletes: the routes through them gone, a member refused first" \
 	"$(paths default 198.18.60.0/24) $(paths default 198.18.61.0/24) $(cnt nh_obj_routes_removed) $(cnt nh_objs_refused)" \
 	"none none 2 2"
-# left: object 2; 198.18.63.0/24 of the connection before (not replayed)
+# left: object 2; of the connection before (not replayed, not swept):
+# 198.18.63.0/24, and 198.18.62.0/24 by the unknown object 77 (it would
+# follow a replace of 77)
 expect "fpm show: objects and routes by object" \
-	"$($CTL -j fpm show | jget nh_objects) $($CTL -j fpm show | jget nh_obj_routes)" "1 1"
+	"$($CTL -j fpm show | jget nh_objects) $($CTL -j fpm show | jget nh_obj_routes)" "1 2"
 # a group naming itself is malformed: the connection is dropped
 rc=0
 $FEED --expect-close 3 nh 1 via $G.2 \; nhg 11 1,11 2>/dev/null || rc=$?
 expect "a group naming itself: connection dropped, counted" \
 	"$rc $($CTL -j stats | jget fpm.fpm_err_group_contains_itself)" "0 1"
+
+# 6. the sweep after a replay releases the groups of the routes it
+# removes, and their members' next hops: a replay of one EVPN route over
+# two VTEPs leaves that group, its two tunnels and its three next hops
+g0=$(groups)
+$CTL fpm set quiet 1
+$FEED --linger 2.5 add 198.18.42.0/24 via $G.2,$G.3 vni 100 table 10
+sleep 0.5
+got="$(groups)/$(nhs)/$(tun $T2) $(tun $T3)/$(paths default 198.18.50.0/24)"
+want="$(gid red 198.18.42.0/24) /3/yes yes/none"
+if [ "$got" = "$want" ] && [ -n "$g0" ]; then
+	ok "sweep: groups ($g0) released with their routes, the replayed one kept"
+else
+	fail "sweep: got '$got', want '$want' (groups before: '$g0')"
+fi
 
 finish

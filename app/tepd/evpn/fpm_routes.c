@@ -400,6 +400,7 @@ void
 route_add(const struct tep_fpm_route *rt, int vrf)
 {
 	static struct tep_fpm_nh objpath[TEP_FPM_MAX_NH];
+	static unsigned int truncated_logged;
 	struct tep_nhg_member m[TEP_NHG_MEMBERS];
 	const struct tep_fpm_nh *path = rt->nh, *wait = NULL;
 	unsigned int npath = rt->nh_count, nm = 0;
@@ -457,7 +458,7 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 			break;
 		}
 		/* paths past TEP_FPM_MAX_NH were not kept (lib/fpm) */
-		if (rt->nh_dropped != 0 && fpm.c.ecmp_truncated == 0)
+		if (rt->nh_dropped != 0 && !truncated_logged++)
 			fprintf(stderr, "tepd: fpm: a route of %u paths "
 				"installed with its first %u (counted in "
 				"fpm_ecmp_truncated; logged once)\n",
