@@ -381,6 +381,7 @@ parse_multipath(struct ctx *c, struct tep_fpm_route *rt,
 		const struct attr *mp)
 {
 	size_t off = mp->data, end = mp->data + mp->len;
+	struct tep_fpm_nh spare;
 	int r;
 
 	if (mp->len == 0)
@@ -400,9 +401,16 @@ parse_multipath(struct ctx *c, struct tep_fpm_route *rt,
 			return fail(c, TEP_FPM_E_RTNH_SHORT, off, mp->type);
 		if (nlen > rem)
 			return fail(c, TEP_FPM_E_RTNH_PAST_END, off, mp->type);
-		if (rt->nh_count == TEP_FPM_MAX_NH)
+		if (rt->nh_count + rt->nh_dropped == TEP_FPM_MAX_PATHS)
 			return fail(c, TEP_FPM_E_NH_TOO_MANY, off, mp->type);
-		nh = &rt->nh[rt->nh_count++];
+		/* past what is kept: decoded as strictly, into a scratch */
+		if (rt->nh_count == TEP_FPM_MAX_NH) {
+			memset(&spare, 0, sizeof(spare));
+			nh = &spare;
+			rt->nh_dropped++;
+		} else {
+			nh = &rt->nh[rt->nh_count++];
+		}
 		nh->flags = c->f[off + 2];
 		nh->weight = (uint16_t)c->f[off + 3] + 1;
 		nh->oif = get32(c->f + off + 4);
@@ -676,21 +684,26 @@ parse_group(struct ctx *c, struct tep_fpm_nhobj *o, const struct attr *a)
 	if (a->len % NL_NHGRP_LEN != 0)
 		return fail(c, TEP_FPM_E_ATTR_SIZE, a->hdr, a->type);
 	n = (unsigned int)(a->len / NL_NHGRP_LEN);
-	if (n > TEP_FPM_MAX_NH)
+	if (n > TEP_FPM_MAX_PATHS)
 		return fail(c, TEP_FPM_E_NH_TOO_MANY, a->hdr, a->type);
+	/* every member checked, the first TEP_FPM_MAX_NH kept */
 	for (i = 0; i < n; i++) {
 		const uint8_t *g = c->f + a->data + i * NL_NHGRP_LEN;
+		uint32_t id = get32(g);
 
-		o->group[i].id = get32(g);
-		o->group[i].weight = (uint16_t)(g[4] + 1);
-		if (o->group[i].id == 0)
+		if (i < TEP_FPM_MAX_NH) {
+			o->group[i].id = id;
+			o->group[i].weight = (uint16_t)(g[4] + 1);
+		}
+		if (id == 0)
 			return fail(c, TEP_FPM_E_NHG_MISSING, a->hdr, a->type);
 		for (j = 0; j < i; j++)
-			if (o->group[j].id == o->group[i].id)
+			if (get32(c->f + a->data + j * NL_NHGRP_LEN) == id)
 				return fail(c, TEP_FPM_E_NHG_DUP, a->hdr,
 					    a->type);
 	}
-	o->ngroup = n;
+	o->ngroup = n < TEP_FPM_MAX_NH ? n : TEP_FPM_MAX_NH;
+	o->ngroup_dropped = n - o->ngroup;
 	o->is_group = true;
 	return TEP_FPM_E_OK;
 }
@@ -738,6 +751,7 @@ parse_nexthop(struct ctx *c, size_t off, size_t end, bool del)
 	struct tep_fpm_nhobj *o = &out->nhobj;
 	const uint8_t *m = c->f + off;
 	struct nh_attrs n = { 0 };
+	struct attr grp = { 0 };
 	bool has_id = false;
 	uint64_t seen = 0;
 	struct walk w;
@@ -772,6 +786,7 @@ parse_nexthop(struct ctx *c, size_t off, size_t end, bool del)
 			r = parse_group(c, o, &a);
 			if (r != TEP_FPM_E_OK)
 				return r;
+			grp = a;
 			break;
 		case NHA_GROUP_TYPE_:
 			if (a.len != 2)
@@ -811,8 +826,9 @@ parse_nexthop(struct ctx *c, size_t off, size_t end, bool del)
 		if (o->blackhole || n.has_gw || n.has_oif || n.has_etype ||
 		    n.has_encap)
 			return fail(c, TEP_FPM_E_NH_MIXED, off, NHA_GROUP_);
-		for (i = 0; i < o->ngroup; i++)
-			if (o->group[i].id == o->id)
+		/* the members not kept too: the message is refused whole */
+		for (i = 0; i < o->ngroup + o->ngroup_dropped; i++)
+			if (get32(c->f + grp.data + i * NL_NHGRP_LEN) == o->id)
 				return fail(c, TEP_FPM_E_NHG_SELF, off,
 					    NHA_GROUP_);
 	} else if (o->blackhole) {

@@ -40,8 +40,18 @@ extern "C" {
 #define TEP_FPM_MAX_FRAME	65535u
 /* FRR's RTA_ENCAP_TYPE value for VXLAN (fpm.h FPM_NH_ENCAP_VXLAN) */
 #define TEP_FPM_ENCAP_VXLAN	100
-/* next hops of a route (RTA_MULTIPATH), members of a next-hop group */
+/* next hops of a route (RTA_MULTIPATH), members of a next-hop group:
+ * those kept */
 #define TEP_FPM_MAX_NH		64
+/*
+ * ... and those a message may have. zebra sends up to its MULTIPATH_NUM,
+ * 256 in Debian's and FRR's own packages (`--enable-multipath=256`): a
+ * route or group with 65 to 256 is well formed and decodes with its first
+ * TEP_FPM_MAX_NH (the rest checked, counted in nh_dropped, not kept). More
+ * than this is an error (NH_TOO_MANY): no zebra of those packages sends
+ * it.
+ */
+#define TEP_FPM_MAX_PATHS	256
 
 /* One list, the enum and the names: names are stable (tests, logs). */
 #define TEP_FPM_ERRORS(X)						\
@@ -166,6 +176,8 @@ struct tep_fpm_route {
 	bool has_nh_id;
 	uint32_t nh_id;
 	unsigned int nh_count;
+	/* next hops past TEP_FPM_MAX_NH: well formed, not kept */
+	unsigned int nh_dropped;
 	struct tep_fpm_nh nh[TEP_FPM_MAX_NH];
 };
 
@@ -185,8 +197,11 @@ struct tep_fpm_nhobj {
 	/* a single next hop (neither group nor blackhole): NHA_GATEWAY,
 	 * NHA_OIF, NHA_ENCAP_TYPE/NHA_ENCAP as in a route's */
 	struct tep_fpm_nh nh;
-	/* a group: 1 to TEP_FPM_MAX_NH distinct members, none itself */
+	/* a group: 1 to TEP_FPM_MAX_NH distinct members, none itself:
+	 * the first of up to TEP_FPM_MAX_PATHS, the rest (all checked the
+	 * same) counted in ngroup_dropped */
 	unsigned int ngroup;
+	unsigned int ngroup_dropped;
 	struct tep_fpm_nhg_member group[TEP_FPM_MAX_NH];
 };
 

@@ -32,9 +32,11 @@ for name in sorted(os.listdir(src)):
 
 # Frames the captures lack, built here (netlink in this host's byte
 # order, as zebra on the same host writes it): multipath at the limit of
-# 64 next hops and past it, zebra's next-hop objects (`fpm
-# use-next-hop-groups`): a gateway, a group, a route by object id, and
-# the hostile ones (a group naming itself, 65 and 1000 members).
+# 64 next hops kept, past it (65 and 256: the first 64 kept) and past the
+# 256 a message may have (257, 1000), an EVPN prefix behind two VTEPs;
+# zebra's next-hop objects (`fpm use-next-hop-groups`): a gateway, a
+# group, a route by object id, and the hostile ones (a group naming
+# itself, 65, 257 and 1000 members).
 import socket
 import struct
 
@@ -55,10 +57,13 @@ def route4(attrs):
     return frame(24, 0x0501, rtm + attrs)
 
 
-def multipath(n):
+def multipath(n, vni=None):
     mp = b''
     for i in range(n):
         gw = attr(5, socket.inet_aton('192.0.2.%d' % (i % 250 + 1)))
+        if vni is not None:
+            gw += attr(21, struct.pack('=H', 100)) + \
+                attr(22 | 0x8000, attr(0, struct.pack('=I', vni)))
         mp += struct.pack('=HBBi', 8 + len(gw), 0, i % 4, i + 1) + gw
     return attr(9 | 0x8000, mp)
 
@@ -77,6 +82,10 @@ dst4 = attr(1, socket.inet_aton('203.0.113.0'))
 synth = {
     'mp64': route4(dst4 + multipath(64)),
     'mp65': route4(dst4 + multipath(65)),
+    'mp256': route4(dst4 + multipath(256)),
+    'mp257': route4(dst4 + multipath(257)),
+    'mp1000': route4(dst4 + multipath(1000)),
+    'mp_evpn': route4(dst4 + multipath(2, vni=100)),
     'nh_gw': nhobj(104, socket.AF_INET, attr(1, struct.pack('=I', 5)) +
                    attr(6, socket.inet_aton('192.0.2.2')) +
                    attr(5, struct.pack('=I', 3))),
@@ -86,6 +95,8 @@ synth = {
                      group([5, 10])),
     'nh_65': nhobj(104, 0, attr(1, struct.pack('=I', 1000)) +
                    group(range(1, 66))),
+    'nh_257': nhobj(104, 0, attr(1, struct.pack('=I', 1500)) +
+                    group(range(1, 258))),
     'nh_1000': nhobj(104, 0, attr(1, struct.pack('=I', 2000)) +
                      group(range(1, 1001))),
     'nh_del': nhobj(105, 0, attr(1, struct.pack('=I', 10))),

@@ -8,10 +8,20 @@ frames, optionally stay connected, close.
 
 Each CMD is one frame (arguments separated by spaces inside one word or
 several words up to the next ';'):
-  add PREFIX via GW[,GW...] [table N] [vni N] [proto N]
-                              unicast (multipath if several GWs);
+  add PREFIX via GW[,GW...] [weights W[,W...]] [table N] [vni N] [proto N]
+                              unicast (multipath if several GWs, with
+                              these weights: rtnh_hops W - 1);
                               rtm_protocol 196 (zebra's static) unless
                               given (186: bgp)
+  add PREFIX nhid ID [table N] [proto N]
+                              unicast by zebra's next-hop object only
+                              (RTA_NH_ID, `fpm use-next-hop-groups`)
+  paths PREFIX N BASE4        a multipath route of N paths, gateways
+                              from BASE4 upwards
+  nh ID via GW [vni N]        RTM_NEWNEXTHOP: a gateway on ifindex 3
+                              (with a VXLAN encap if vni is given)
+  nhg ID ID2[:W][,ID3[:W]...] RTM_NEWNEXTHOP: a group (weights W, 1-256)
+  nhdel ID                    RTM_DELNEXTHOP
   add PREFIX blackhole|unreachable [table N]
   evpn PREFIX VTEP [table N]  what zebra 8.4.4 sent for a type-5 route:
                               proto bgp, ONLINK, RTA_OIF, no VNI; the VTEP
@@ -60,6 +70,10 @@ import sys
 import time
 
 RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWNEIGH, RTM_DELNEIGH = 24, 25, 28, 29
+RTM_NEWNEXTHOP, RTM_DELNEXTHOP = 104, 105
+RTA_NH_ID = 30
+NHA_ID, NHA_GROUP, NHA_OIF, NHA_GATEWAY = 1, 2, 5, 6
+NHA_ENCAP_TYPE, NHA_ENCAP = 7, 8
 RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_PRIORITY = 1, 4, 5, 6
 RTA_MULTIPATH, RTA_TABLE, RTA_ENCAP_TYPE, RTA_ENCAP = 9, 15, 21, 22
 NDA_DST, NDA_LLADDR, NDA_VNI, NDA_MASTER = 1, 2, 7, 9
@@ -119,7 +133,7 @@ def fpm_frame(msgs):
 
 
 def route(add, prefix, table=254, rtype=1, proto=196, gws=(), vni=None,
-          oif=None, rtm_flags=0, extra=b""):
+          oif=None, rtm_flags=0, extra=b"", weights=None):
     net = ipaddress.ip_network(prefix)
     fam = 2 if net.version == 4 else 10
     rtm_table = table if table < 256 else 252
@@ -140,9 +154,10 @@ def route(add, prefix, table=254, rtype=1, proto=196, gws=(), vni=None,
             body += attr(RTA_OIF, u32(oif))
     elif add and len(gws) > 1:
         mp = b""
-        for g in gws:
+        for i, g in enumerate(gws):
             inner = attr(RTA_GATEWAY, g) + encap
-            mp += struct.pack("=HBBi", 8 + len(inner), 0, 0, 3) + inner
+            hops = weights[i] - 1 if weights else 0
+            mp += struct.pack("=HBBi", 8 + len(inner), 0, hops, 3) + inner
         body += attr(RTA_MULTIPATH | 0x8000, mp)
     body += extra
     return net, body
@@ -168,6 +183,13 @@ def neigh(add, mac, vtep, o):
                  0x0501 if add else 0x0001, body)
 
 
+def nhobj(add, nid, attrs, family=0):
+    body = struct.pack("=BBBBI", family, 0, 11, 0, 0) + \
+        attr(NHA_ID, u32(nid)) + attrs
+    return frame(RTM_NEWNEXTHOP if add else RTM_DELNEXTHOP,
+                 0x0501 if add else 0x0001, body)
+
+
 def opts(words):
     o = {}
     i = 0
@@ -183,15 +205,44 @@ def cmd_frames(w):
         net = ipaddress.ip_network(w[1])
         o = opts(w[2:]) if w[2] == "via" else opts(w[3:])
         table = int(o.get("table", 254))
-        if w[2] in ("blackhole", "unreachable"):
+        if w[2] == "nhid":
+            o = opts(w[4:])
+            _, body = route(True, w[1], int(o.get("table", 254)), 1,
+                            proto=int(o.get("proto", 196)),
+                            extra=attr(RTA_NH_ID, u32(int(w[3]))))
+        elif w[2] in ("blackhole", "unreachable"):
             _, body = route(True, w[1], table,
                             6 if w[2] == "blackhole" else 7)
         else:
             gws = [gw_bytes(net, g) for g in o["via"].split(",")]
             vni = int(o["vni"]) if "vni" in o else None
+            wts = [int(x) for x in o["weights"].split(",")] \
+                if "weights" in o else None
             _, body = route(True, w[1], table, 1, gws=gws, vni=vni,
-                            oif=3, proto=int(o.get("proto", 196)))
+                            oif=3, proto=int(o.get("proto", 196)),
+                            weights=wts)
         return [frame(RTM_NEWROUTE, 0x0501, body, pid=pid_of(o)())]
+    if c == "paths":
+        n, base = int(w[2]), int(ipaddress.ip_address(w[3]))
+        gws = [ipaddress.ip_address(base + i).packed for i in range(n)]
+        _, body = route(True, w[1], 254, 1, gws=gws)
+        return [frame(RTM_NEWROUTE, 0x0501, body)]
+    if c == "nh":
+        o = opts(w[2:])
+        gw = ipaddress.ip_address(o["via"])
+        a = attr(NHA_GATEWAY, gw.packed) + attr(NHA_OIF, u32(3))
+        if "vni" in o:
+            a += attr(NHA_ENCAP_TYPE, struct.pack("=H", 100)) + \
+                attr(NHA_ENCAP | 0x8000, attr(0, u32(int(o["vni"]))))
+        return [nhobj(True, int(w[1]), a, 2 if gw.version == 4 else 10)]
+    if c == "nhg":
+        g = b""
+        for m in w[2].split(","):
+            mid, _, wt = m.partition(":")
+            g += struct.pack("=IBBH", int(mid), int(wt or 1) - 1, 0, 0)
+        return [nhobj(True, int(w[1]), attr(NHA_GROUP, g))]
+    if c == "nhdel":
+        return [nhobj(False, int(w[1]), b"")]
     if c == "evpn":
         net = ipaddress.ip_network(w[1])
         o = opts(w[3:])

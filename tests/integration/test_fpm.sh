@@ -66,8 +66,9 @@ expect "gateway route, default vrf" "$(has default 198.18.10.0/24)" fpm
 expect "blackhole route, IPv6" "$(has default 2001:db8:50::/48)" fpm
 expect "route for table 10 in vrf red" "$(has red 203.0.113.0/26)" fpm
 expect "unreachable route for table 20 in vrf blue" "$(has blue 198.18.20.0/24)" fpm
-expect "multipath route, first next hop" "$(has default 198.18.30.0/24)" fpm
-expect "multipath counted" "$(cnt ecmp_truncated)" 1
+expect "multipath route" "$(has default 198.18.30.0/24)" fpm
+expect "multipath: a group, nothing truncated" \
+	"$(cnt routes_multipath) $(cnt ecmp_truncated)" "1 0"
 expect "unknown table skipped" "$(cnt routes_no_vrf)" 1
 grep -q "tepd: fpm: routes for table 77 skipped" "$LOG" &&
 	ok "unknown table logged" || fail "no log line for table 77"

@@ -1138,6 +1138,7 @@ test_attr_errors(void **state)
 static void
 test_route_errors(void **state)
 {
+	static const unsigned int mp_counts[] = { 64, 65, 256, 257, 1000 };
 	uint8_t f[MAXF], g[MAXF];
 	struct tep_fpm_msg m;
 	struct nlb n;
@@ -1267,29 +1268,46 @@ test_route_errors(void **state)
 	assert_int_equal(m.ignore, TEP_FPM_IGN_MSG_TYPE);
 	assert_int_equal(m.nlmsg_type, 106);
 
-	/* 64 next hops fit, 65 do not, nor 1000 */
-	for (i = 64; i <= 1000; i += i == 64 ? 1 : 935) {
-		unsigned int k;
+	/* 64 next hops are kept; up to 256 (Debian zebra's MULTIPATH_NUM)
+	 * decode, the first 64 kept and the rest counted; 257 and 1000
+	 * are refused */
+	for (i = 0; i < sizeof(mp_counts) / sizeof(mp_counts[0]); i++) {
+		unsigned int k, want = mp_counts[i];
 
 		b_start(&n, 24, F_ADD4);
 		b_rtmsg(&n, AF_INET, 24, 254, PROTO_STATIC, 1);
 		b_ip(&n, RTA_DST, AF_INET, "203.0.113.0");
 		b_open(&n, RTA_MULTIPATH);
-		for (k = 0; k < i; k++) {
+		for (k = 0; k < want; k++) {
 			b_rtnh(&n, 0, 0, k + 1);
 			b_ip(&n, RTA_GATEWAY, AF_INET, "192.0.2.2");
 			b_close(&n);
 		}
 		b_close(&n);
 		len = b_end(&n);
-		if (i == 64) {
+		if (want <= TEP_FPM_MAX_PATHS) {
 			decode_ok(n.b, len, &m);
 			assert_int_equal(m.route.nh_count, 64);
+			assert_int_equal(m.route.nh_dropped, want - 64);
 			assert_int_equal(m.route.nh[63].oif, 64);
 		} else {
 			assert_err(n.b, len, TEP_FPM_E_NH_TOO_MANY);
 		}
 	}
+
+	/* a dropped next hop is checked as strictly as a kept one */
+	b_start(&n, 24, F_ADD4);
+	b_rtmsg(&n, AF_INET, 24, 254, PROTO_STATIC, 1);
+	b_ip(&n, RTA_DST, AF_INET, "203.0.113.0");
+	b_open(&n, RTA_MULTIPATH);
+	for (i = 0; i < 65; i++) {
+		b_rtnh(&n, 0, 0, i + 1);
+		b_ip(&n, RTA_GATEWAY, i == 64 ? AF_INET6 : AF_INET,
+		     i == 64 ? "2001:db8::1" : "192.0.2.2");
+		b_close(&n);
+	}
+	b_close(&n);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_GW_FAMILY);
 
 	/* empty multipath; multipath next to a gateway */
 	b_start(&n, 24, F_ADD4);
@@ -1606,12 +1624,35 @@ test_nexthop_objects(void **state)
 	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* member id 0 */
 	b_group(&n, (const uint32_t[]){ 5, 0 }, NULL, 2);
 	assert_err(n.b, b_end(&n), TEP_FPM_E_NHG_MISSING);
-	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);	/* 65, 1000 */
+	/* 65 and 256 members: the first 64 kept, the rest counted; 257 and
+	 * 1000 refused */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
 	b_group(&n, ids, NULL, 65);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_int_equal(m.nhobj.ngroup, 64);
+	assert_int_equal(m.nhobj.ngroup_dropped, 1);
+	assert_int_equal(m.nhobj.group[63].id, 64);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
+	b_group(&n, ids, NULL, 256);
+	decode_ok(n.b, b_end(&n), &m);
+	assert_int_equal(m.nhobj.ngroup, 64);
+	assert_int_equal(m.nhobj.ngroup_dropped, 192);
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
+	b_group(&n, ids, NULL, 257);
 	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_TOO_MANY);
 	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
 	b_group(&n, ids, NULL, 1000);
 	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_TOO_MANY);
+	/* itself, or twice, among the members not kept: refused all the
+	 * same */
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 100);
+	b_group(&n, ids, NULL, 100);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHG_SELF);
+	ids[99] = 3;
+	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 2000);
+	b_group(&n, ids, NULL, 100);
+	assert_err(n.b, b_end(&n), TEP_FPM_E_NHG_DUP);
+	ids[99] = 100;
 	b_nh(&n, RTM_NEWNEXTHOP, AF_UNSPEC, 10);	/* empty */
 	b_attr(&n, NHA_GROUP, NULL, 0);
 	assert_err(n.b, b_end(&n), TEP_FPM_E_NH_EMPTY);

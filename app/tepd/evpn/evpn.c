@@ -35,6 +35,7 @@
 #include "fpm_priv.h"
 #include "fpm.h"
 #include "port.h"
+#include "nexthop.h"
 #include "vrfhost.h"
 
 struct evpn_state ev;
@@ -62,18 +63,18 @@ l3vni_of(uint16_t vrf)
 }
 
 /*
- * Is this an EVPN route (docs/evpn.md)? With a VXLAN encap: yes, its VNI.
- * Without one (what zebra 8.4.4 sent): when its VRF has an L3VNI
- * (`evpn vrf NAME vni N`), bgpd installed it and the next hop is on-link
- * (RTNH_F_ONLINK on the route or the next hop: zebra marks EVPN next hops
- * so, as the remote VTEP is on no network of the VRF). The gateway is the
- * remote VTEP.
+ * Is this path of a route an EVPN one (docs/evpn.md)? With a VXLAN encap:
+ * yes, its VNI. Without one (what zebra 8.4.4 sent): when its VRF has an
+ * L3VNI (`evpn vrf NAME vni N`), bgpd installed it and the next hop is
+ * on-link (RTNH_F_ONLINK on the route or the next hop: zebra marks EVPN
+ * next hops so, as the remote VTEP is on no network of the VRF). The
+ * gateway is the remote VTEP. Each path of a multipath route is judged
+ * alone: a type-5 prefix advertised by several VTEPs has one per VTEP.
  */
 bool
-evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni)
+evpn_vni(const struct tep_fpm_route *rt, const struct tep_fpm_nh *n,
+	 uint16_t vrf, uint32_t *vni)
 {
-	const struct tep_fpm_nh *n = &rt->nh[0];
-
 	if (n->gw_family == 0)
 		return false;
 	if (n->encap_type == TEP_FPM_ENCAP_VXLAN) {
@@ -184,12 +185,26 @@ tunnel_gc(uint32_t id)
 		fpm.c.evpn_tunnels_deleted++;
 }
 
-/* After a route's next hop went or changed: its tunnel may be unused. */
+/*
+ * After a route stopped naming a next hop (deleted, replaced, or never
+ * installed): its tunnel may be unused; a group no route names any more
+ * is deleted (route/nexthop.c), and the tunnels of its members may be
+ * unused in turn.
+ */
 void
 nh_released(const struct tep_nh *old)
 {
+	struct tep_nh gone[TEP_NHG_MEMBERS];
+	unsigned int i, n;
+
 	if (old->type == TEP_NHT_TUNNEL)
 		tunnel_gc(old->tunnel);
+	if (old->type != TEP_NHT_GROUP)
+		return;
+	n = tep_paths_released(old, gone, TEP_NHG_MEMBERS);
+	for (i = 0; i < n; i++)
+		if (gone[i].type == TEP_NHT_TUNNEL)
+			tunnel_gc(gone[i].tunnel);
 }
 
 static int
@@ -321,6 +336,8 @@ pending_drop(struct pending *p)
 	struct pending_key k;
 
 	if (p != NULL && p->used) {
+		free(p->rt);
+		p->rt = NULL;
 		pending_key_of(&k, p->vrf, p->family, p->prefix, p->plen);
 		rte_hash_del_key(pending_index, &k);
 		pending_free[npending_free++] = (uint16_t)(p - ev.pending);
@@ -329,16 +346,35 @@ pending_drop(struct pending *p)
 	}
 }
 
-static void
-pending_add(uint16_t vrf, const struct tep_fpm_route *rt, uint32_t vni)
+/*
+ * Route rt waits for the router MAC of the VTEP of its path n (VNI vni).
+ * A route of one path is kept as that path; any other (several paths, or
+ * zebra's next-hop object) as a copy of the whole route, given to
+ * route_add() again when a router MAC for one of its VTEPs arrives: its
+ * paths ready by then are installed, those still waiting wait again.
+ */
+void
+pending_add(uint16_t vrf, const struct tep_fpm_route *rt,
+	    const struct tep_fpm_nh *n, uint32_t vni)
 {
 	int family = family_of(rt->family);
 	struct pending *p = pending_find(vrf, family, rt->prefix, rt->plen);
+	struct tep_fpm_route *copy = NULL;
 	struct pending_key k;
+
+	if (rt->nh_count != 1) {
+		copy = malloc(sizeof(*copy));
+		if (copy == NULL) {
+			fpm.c.evpn_pending_full++;
+			return;
+		}
+		*copy = *rt;
+	}
 
 	if (p == NULL) {
 		if (npending_free == 0) {
 			fpm.c.evpn_pending_full++;
+			free(copy);
 			return;
 		}
 		pending_key_of(&k, vrf, family, rt->prefix, rt->plen);
@@ -347,45 +383,47 @@ pending_add(uint16_t vrf, const struct tep_fpm_route *rt, uint32_t vni)
 		if (rte_hash_add_key_data(pending_index, &k,
 				(void *)(uintptr_t)(p - ev.pending)) < 0) {
 			fpm.c.evpn_pending_full++;
+			free(copy);
 			return;
 		}
 		npending_free--;
 		ev.npending++;
 	}
+	free(p->rt);
+	p->rt = copy;
 	p->used = true;
 	p->vrf = vrf;
 	p->family = (uint8_t)family;
 	p->plen = rt->plen;
 	memcpy(p->prefix, rt->prefix, 16);
-	p->vtep_fam = (uint8_t)family_of(rt->nh[0].gw_family);
-	memcpy(p->vtep, rt->nh[0].gw, 16);
+	p->vtep_fam = (uint8_t)family_of(n->gw_family);
+	memcpy(p->vtep, n->gw, 16);
 	p->vni = vni;
 	p->gen = fpm.gen;
 	fpm.c.evpn_pending++;
 }
 
 /*
- * The next hop of an EVPN route: the tunnel to (VRF, VTEP, VNI), made on
+ * The next hop of an EVPN path: the tunnel to (VRF, VTEP, VNI), made on
  * first use. NULL with nh filled; else a counter, or &pend_ctr when the
- * route waits for its VTEP's router MAC.
+ * path waits for its VTEP's router MAC (the caller makes the route wait:
+ * pending_add()).
  */
 uint64_t pend_ctr;
+struct tep_fpm_nh pending_nh_scratch[TEP_FPM_MAX_NH];
 
 uint64_t *
-evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
+evpn_nh(const struct tep_fpm_nh *n, uint16_t vrf, uint32_t vni,
 	struct tep_nh *nh)
 {
-	const struct tep_fpm_nh *n = &rt->nh[0];
 	int fam = family_of(n->gw_family), id;
 	const struct rte_ether_addr *mac;
 
 	id = tunnel_find(vrf, fam, n->gw, vni);
 	if (id < 0) {
 		mac = vtep_mac(vrf, fam, n->gw);
-		if (mac == NULL) {
-			pending_add(vrf, rt, vni);
+		if (mac == NULL)
 			return &pend_ctr;
-		}
 		id = tunnel_get(vrf, fam, n->gw, vni, mac);
 		if (id < 0)
 			return &fpm.c.routes_failed;
@@ -395,6 +433,29 @@ evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
 	return NULL;
 }
 
+
+/* Does pending route p wait for VTEP vtep? A whole route's copy: if any
+ * of its paths (its next-hop object's, as they are now) goes there. */
+static bool
+pending_waits_for(const struct pending *p, int fam, const uint8_t *vtep)
+{
+	const struct tep_fpm_route *rt = p->rt;
+	const struct tep_fpm_nh *nh = rt->nh;
+	unsigned int i, n = rt->nh_count;
+	bool bh;
+
+	if (n == 0 && rt->has_nh_id) {
+		nh = pending_nh_scratch;
+		if (tep_fpm_nhtab_resolve(&nhtab, rt->nh_id, pending_nh_scratch,
+					  &n, &bh) != TEP_FPM_E_OK)
+			return false;
+	}
+	for (i = 0; i < n; i++)
+		if (nh[i].gw_family != 0 && family_of(nh[i].gw_family) == fam &&
+		    memcmp(nh[i].gw, vtep, fam == 4 ? 4 : 16) == 0)
+			return true;
+	return false;
+}
 
 /* A router MAC came: install the routes that waited for it. */
 static void
@@ -407,8 +468,26 @@ pending_release(uint16_t vrf, int fam, const uint8_t *vtep)
 		struct pending *p = &ev.pending[i];
 		uint32_t gen = fpm.gen;
 
-		if (!p->used || p->vtep_fam != fam ||
-		    (vrf != RMAC_ANY_VRF && p->vrf != vrf) ||
+		if (!p->used || (vrf != RMAC_ANY_VRF && p->vrf != vrf))
+			continue;
+		if (p->rt != NULL) {
+			uint16_t pvrf = p->vrf;
+
+			if (!pending_waits_for(p, fam, vtep))
+				continue;
+			/* the copy outlives the slot; route_add() may
+			 * make the route wait again, in this very slot
+			 * (the free slots are a stack): the loop has
+			 * passed it by then */
+			rt = *p->rt;
+			fpm.gen = p->gen;
+			pending_drop(p);
+			if (tep_rib.vrf[pvrf] != NULL)
+				release_route(&rt, pvrf);
+			fpm.gen = gen;
+			continue;
+		}
+		if (p->vtep_fam != fam ||
 		    memcmp(p->vtep, vtep, fam == 4 ? 4 : 16) != 0)
 			continue;
 		memset(&rt, 0, sizeof(rt));

@@ -129,9 +129,12 @@ apply(const struct tep_fpm_msg *m)
 		mac_del(&m->mac);
 		break;
 	case TEP_FPM_NH_ADD:
-	case TEP_FPM_NH_DEL:
-		/* zebra's next-hop objects: not followed yet */
 		fpm.c.nexthops++;
+		nhobj_add(&m->nhobj);
+		break;
+	case TEP_FPM_NH_DEL:
+		fpm.c.nexthops++;
+		nhobj_del(m->nhobj.id);
 		break;
 	default:
 		fpm.c.ignored++;
@@ -289,6 +292,7 @@ conn_accept(void)
 		fpm.gen = 1;
 	fpm.nnlport = 0;
 	fpm.nnlport_logged = 0;
+	nhobj_reset();
 	fpm.sweep_due = true;
 	fpm.hold_due = false;
 	fpm.last_tsc = rte_rdtsc();
@@ -377,7 +381,8 @@ tep_fpm_start(const char *listen_arg, char *err, size_t errlen)
 			"told (fpm set uids any admits them)\n",
 			strerror(errno));
 	uids_default();
-	if (pending_index == NULL && pending_index_init(err, errlen) != 0) {
+	if ((pending_index == NULL && pending_index_init(err, errlen) != 0) ||
+	    nhobj_init(err, errlen) != 0) {
 		tep_fpm_stop();
 		return -1;
 	}

@@ -53,7 +53,11 @@
 	X(routes_no_vrf) X(routes_vrf_ambiguous) X(routes_vrf_unknown)	\
 	X(routes_no_gateway) X(routes_unresolved)			\
 	X(routes_encap) X(routes_failed) X(ecmp_truncated)		\
+	X(paths_skipped) X(routes_multipath)				\
 	X(routes_nh_id) X(nexthops)					\
+	X(nh_objs_added) X(nh_objs_deleted) X(nh_objs_refused)		\
+	X(nh_del_unknown) X(routes_by_nh_obj) X(nh_obj_routes_followed)	\
+	X(nh_obj_routes_removed) X(nh_obj_routes_full)			\
 	X(sweeps) X(routes_swept)					\
 	X(macs_added) X(macs_deleted)					\
 	X(rmac_full) X(rmac_del_unknown) X(rmacs_swept)			\
@@ -140,6 +144,10 @@ struct rmac {
 /* An EVPN route whose VTEP has no router MAC yet. */
 struct pending {
 	bool used;
+	/* a route of several paths, or by next-hop object: the whole
+	 * route (malloc'd), given to route_add() again; else NULL and the
+	 * one path is below */
+	struct tep_fpm_route *rt;
 	uint16_t vrf;
 	uint8_t family, plen;
 	uint8_t prefix[16];
@@ -213,18 +221,51 @@ void uids_default(void);
 int door_set(const char *key, const char *value, char *err, size_t errlen);
 void door_show(struct tep_out *o);
 
+/*
+ * fpm_nhobj.c: zebra's next-hop objects (`fpm use-next-hop-groups`) and
+ * the routes installed through them, so that they follow when zebra
+ * replaces an object and go when it deletes it.
+ */
+#define FPM_NHOBJ_MAX		4096	/* objects kept */
+#define FPM_NHOBJ_ROUTES	65536	/* routes by object followed */
+#define FPM_NHOBJ_LOGGED	16	/* refusals logged per connection */
+extern struct tep_fpm_nhtab nhtab;
+int nhobj_init(char *err, size_t errlen);
+void nhobj_reset(void);		/* a new connection: zebra sends them all */
+void nhobj_add(const struct tep_fpm_nhobj *o);
+void nhobj_del(uint32_t id);
+/* route rt (by object rt->nh_id) is zebra's now: false if it cannot be
+ * followed (the table is full) */
+bool nhobj_route_set(const struct tep_fpm_route *rt, uint16_t vrf);
+/* no route of zebra's by object at this prefix any more */
+void nhobj_route_clear(uint16_t vrf, int family, const uint8_t *a,
+		       uint8_t plen);
+/* the sweep: forget what is older than the connection (all: every one),
+ * unless an FPM route of the same generation is still installed there */
+void nhobj_routes_sweep(bool all);
+uint32_t nhobj_count(void);
+uint32_t nhobj_route_count(void);
+
 /* fpm_routes.c */
 int vrf_of_nlport(uint32_t pid);
 int vrf_of_route(const struct tep_fpm_msg *m);
 uint32_t fpm_nh_count(void);
 void route_add(const struct tep_fpm_route *rt, int vrf);
 void route_del(const struct tep_fpm_route *rt, int vrf);
+/* zebra's route at this prefix is gone (not by a delete of its own):
+ * removed if FPM's, not waiting, not followed; true if one was removed */
+bool route_forget(uint16_t vrf, int family, const uint8_t *a, uint8_t plen);
 void sweep(enum sweep_what what);
 
 /* evpn.c */
-bool evpn_vni(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t *vni);
-uint64_t *evpn_nh(const struct tep_fpm_route *rt, uint16_t vrf, uint32_t vni,
+bool evpn_vni(const struct tep_fpm_route *rt, const struct tep_fpm_nh *n,
+	      uint16_t vrf, uint32_t *vni);
+uint64_t *evpn_nh(const struct tep_fpm_nh *n, uint16_t vrf, uint32_t vni,
 		  struct tep_nh *nh);
+void pending_add(uint16_t vrf, const struct tep_fpm_route *rt,
+		 const struct tep_fpm_nh *n, uint32_t vni);
+/* scratch for a next-hop object's paths (control thread only) */
+extern struct tep_fpm_nh pending_nh_scratch[TEP_FPM_MAX_NH];
 void nh_released(const struct tep_nh *old);
 void tunnel_gc(uint32_t id);
 int pending_index_init(char *err, size_t errlen);

@@ -34,6 +34,7 @@
 
 #include "fpm_priv.h"
 #include "fpm.h"
+#include "nexthop.h"
 #include "vrfhost.h"
 
 /* ---- routes ------------------------------------------------------------- */
@@ -206,14 +207,13 @@ del_if_fpm(uint16_t vrf, int family, const uint8_t *a, uint8_t depth)
 }
 
 /*
- * The next hop of a unicast route: a gateway on a port of the VRF, found
- * through the gateway's connected network as `route add ... via` does.
- * 0, or the counter to bump when tepd cannot follow the route.
+ * The next hop of one path of a unicast route: a gateway on a port of the
+ * VRF, found through the gateway's connected network as `route add ...
+ * via` does. 0, or the counter to bump when tepd cannot follow the path.
  */
 static uint64_t *
-unicast_nh(const struct tep_fpm_route *rt, uint16_t vrf, struct tep_nh *nh)
+unicast_nh(const struct tep_fpm_nh *n, uint16_t vrf, struct tep_nh *nh)
 {
-	const struct tep_fpm_nh *n = &rt->nh[0];
 	uint8_t p[16], d;
 	uint32_t idx;
 	int gf;
@@ -286,15 +286,131 @@ nh_within_cap(const struct tep_nh *nh)
 	return true;
 }
 
+/*
+ * The paths of a unicast route as the members of its next hop: each
+ * path converted as a route of that one path would be (an EVPN path into
+ * its VTEP's tunnel, others to their gateway), with its weight; the same
+ * next hop twice (two paths to one VTEP) is one member with the weights
+ * added. Members take proto, generation and BGP-ness from `as`.
+ *
+ * Returns how many members; *why is the counter of the first path that
+ * could not be used (NULL if none), *wait the first path waiting for its
+ * VTEP's router MAC (NULL if none) and *wait_vni its VNI. A path left
+ * out of a route of several is counted in paths_skipped.
+ */
+static unsigned int
+route_members(const struct tep_fpm_route *rt, const struct tep_fpm_nh *path,
+	      unsigned int npath, uint16_t vrf, const struct tep_nh *as,
+	      struct tep_nhg_member *m, uint64_t **why,
+	      const struct tep_fpm_nh **wait, uint32_t *wait_vni)
+{
+	unsigned int i, j, k = 0;
+	uint64_t *c;
+	uint32_t vni;
+
+	*why = NULL;
+	*wait = NULL;
+	for (i = 0; i < npath; i++) {
+		struct tep_nh nh = { 0 };
+
+		nh.proto = as->proto;
+		nh.gen = as->gen;
+		nh.fpm_bgp = as->fpm_bgp;
+		if (evpn_vni(rt, &path[i], vrf, &vni)) {
+			c = evpn_nh(&path[i], vrf, vni, &nh);
+			if (c == &pend_ctr) {
+				if (*wait == NULL) {
+					*wait = &path[i];
+					*wait_vni = vni;
+				}
+				continue;
+			}
+		} else {
+			c = unicast_nh(&path[i], vrf, &nh);
+		}
+		if (c != NULL) {
+			if (*why == NULL)
+				*why = c;
+			if (npath > 1)
+				fpm.c.paths_skipped++;
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			if (memcmp(&m[j].nh, &nh, sizeof(nh)) == 0)
+				break;
+		if (j < k) {
+			m[j].weight += path[i].weight;
+			if (m[j].weight > TEP_NHG_WEIGHT_MAX)
+				m[j].weight = TEP_NHG_WEIGHT_MAX;
+			continue;
+		}
+		m[k].nh = nh;
+		m[k].weight = path[i].weight != 0 ? path[i].weight : 1;
+		k++;
+	}
+	return k;
+}
+
+/* Tunnels made for members of a route that was then not installed. */
+static void
+members_gc(const struct tep_nhg_member *m, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (m[i].nh.type == TEP_NHT_TUNNEL)
+			tunnel_gc(m[i].nh.tunnel);
+}
+
+/* The cap on FPM's next-hop slots, for each member and the route's own. */
+static bool
+members_within_cap(const struct tep_nhg_member *m, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!nh_within_cap(&m[i].nh))
+			return false;
+	return true;
+}
+
+static void
+log_nh_cap(void)
+{
+	if (fpm.c.nh_cap++ == 0)
+		fprintf(stderr, "tepd: fpm: route not installed: fpm may hold "
+			"%u next hops (fpm set nexthops; counted in "
+			"fpm_nh_cap; logged once)\n", fpm.nh_max);
+}
+
+/*
+ * The paths of a route by zebra's next-hop object: the object's, as the
+ * table has them now. false (and the route skipped, routes_nh_id) if
+ * tepd does not have the object.
+ */
+static bool
+object_paths(const struct tep_fpm_route *rt, struct tep_fpm_nh *path,
+	     unsigned int *n, bool *blackhole)
+{
+	return tep_fpm_nhtab_resolve(&nhtab, rt->nh_id, path, n,
+				     blackhole) == TEP_FPM_E_OK;
+}
+
 void
 route_add(const struct tep_fpm_route *rt, int vrf)
 {
-	struct tep_nh nh = { 0 };
+	static struct tep_fpm_nh objpath[TEP_FPM_MAX_NH];
+	static unsigned int truncated_logged;
+	struct tep_nhg_member m[TEP_NHG_MEMBERS];
+	const struct tep_fpm_nh *path = rt->nh, *wait = NULL;
+	unsigned int npath = rt->nh_count, nm = 0;
 	int family = family_of(rt->family);
+	bool by_obj, blackhole = false;
 	const struct tep_nh *cur;
+	struct tep_nh nh = { 0 };
 	struct tep_nh was = { 0 };
 	uint64_t *skip = NULL;
-	uint32_t vni;
+	uint32_t wait_vni = 0;
 	char e[256];
 
 	if (no_vrf(rt, vrf))
@@ -313,6 +429,20 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 	nh.proto = TEP_PROTO_FPM;
 	nh.gen = fpm.gen;
 	nh.fpm_bgp = rt->protocol == RTPROT_BGP_;
+	/* By zebra's next-hop object (`fpm use-next-hop-groups`: the route
+	 * names the object only): its paths as the object has them now,
+	 * and the route remembered under the object's id, to follow it. */
+	by_obj = rt->type == TEP_FPM_RTN_UNICAST && npath == 0 &&
+		 rt->has_nh_id;
+	if (by_obj) {
+		if (!nhobj_route_set(rt, (uint16_t)vrf))
+			skip = &fpm.c.nh_obj_routes_full;
+		else if (!object_paths(rt, objpath, &npath, &blackhole))
+			skip = &fpm.c.routes_nh_id;
+		path = objpath;
+	} else {
+		nhobj_route_clear((uint16_t)vrf, family, rt->prefix, rt->plen);
+	}
 	switch (rt->type) {
 	case TEP_FPM_RTN_BLACKHOLE:
 	case TEP_FPM_RTN_UNREACHABLE:
@@ -321,20 +451,34 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		nh.type = TEP_NHT_BLACKHOLE;
 		break;
 	default:
-		/* tepd's next hop is single: the first of a multipath */
-		if (rt->nh_count > 1)
-			fpm.c.ecmp_truncated++;
-		/* by zebra's next-hop object only (`fpm use-next-hop-
-		 * groups`): not followed yet */
-		if (rt->nh_count == 0)
-			skip = &fpm.c.routes_nh_id;
-		else if (evpn_vni(rt, (uint16_t)vrf, &vni))
-			skip = evpn_nh(rt, (uint16_t)vrf, vni, &nh);
-		else
-			skip = unicast_nh(rt, (uint16_t)vrf, &nh);
+		if (skip != NULL)
+			break;
+		if (blackhole) {
+			nh.type = TEP_NHT_BLACKHOLE;	/* an object's */
+			break;
+		}
+		/* paths past TEP_FPM_MAX_NH were not kept (lib/fpm) */
+		if (rt->nh_dropped != 0 && !truncated_logged++)
+			fprintf(stderr, "tepd: fpm: a route of %u paths "
+				"installed with its first %u (counted in "
+				"fpm_ecmp_truncated; logged once)\n",
+				rt->nh_count + rt->nh_dropped, rt->nh_count);
+		fpm.c.ecmp_truncated += rt->nh_dropped;
+		nm = route_members(rt, path, npath, (uint16_t)vrf, &nh, m,
+				   &skip, &wait, &wait_vni);
+		if (nm == 0 && wait != NULL)
+			skip = &pend_ctr;
+		else if (nm != 0)
+			skip = NULL;
+		else if (skip == NULL)	/* no path at all: not from lib/fpm */
+			skip = &fpm.c.routes_no_gateway;
 		break;
 	}
-	if (skip != &pend_ctr)
+	/* A route some of whose paths wait for a router MAC is installed
+	 * with the others and waits for the rest (pending_add()). */
+	if (wait != NULL)
+		pending_add((uint16_t)vrf, rt, wait, wait_vni);
+	else
 		pending_drop(pending_find((uint16_t)vrf, family, rt->prefix,
 					  rt->plen));
 	if (skip != NULL) {
@@ -345,34 +489,48 @@ route_add(const struct tep_fpm_route *rt, int vrf)
 		del_if_fpm((uint16_t)vrf, family, rt->prefix, rt->plen);
 		return;
 	}
-	if (!nh_within_cap(&nh)) {
+	/* one path: the route's own next hop, checked below */
+	if (nm > 1 && !members_within_cap(m, nm)) {
 		/* the route as it was, as when the FIB refuses the change */
-		if (fpm.c.nh_cap++ == 0)
-			fprintf(stderr, "tepd: fpm: route not installed: fpm "
-				"may hold %u next hops (fpm set nexthops; "
-				"counted in fpm_nh_cap; logged once)\n",
-				fpm.nh_max);
-		if (nh.type == TEP_NHT_TUNNEL)
-			tunnel_gc(nh.tunnel);
+		log_nh_cap();
+		members_gc(m, nm);
+		return;
+	}
+	if (nm != 0) {
+		struct tep_nh as = nh;
+
+		if (tep_paths_nh(m, nm, &as, &nh, e, sizeof(e)) != 0)
+			goto failed;
+	}
+	if (!nh_within_cap(&nh)) {
+		log_nh_cap();
+		nh_released(&nh);
+		members_gc(m, nm);
 		return;
 	}
 	if (tep_route_replace(&tep_rib, (uint16_t)vrf, family, rt->prefix,
 			      rt->plen, &nh, e, sizeof(e)) != 0) {
-		if (fpm.c.routes_failed++ == 0)
-			fprintf(stderr, "tepd: fpm: route not installed: %s "
-				"(counted in fpm_routes_failed; logged once)\n",
-				e);
-		if (nh.type == TEP_NHT_TUNNEL)
-			tunnel_gc(nh.tunnel);
-		return;
+		nh_released(&nh);
+		goto failed;
 	}
 	fpm.c.routes_added++;
-	if (nh.type == TEP_NHT_TUNNEL)
+	if (by_obj)
+		fpm.c.routes_by_nh_obj++;
+	if (nh.type == TEP_NHT_GROUP)
+		fpm.c.routes_multipath++;
+	if (nh.type == TEP_NHT_TUNNEL ||
+	    (nh.type == TEP_NHT_GROUP && m[0].nh.type == TEP_NHT_TUNNEL))
 		fpm.c.evpn_routes++;
 	if (cur != NULL && (was.type != nh.type || was.tunnel != nh.tunnel))
 		nh_released(&was);
 	if (vrf == TEP_VRF_DEFAULT)
 		tep_underlay_changed();
+	return;
+failed:
+	if (fpm.c.routes_failed++ == 0)
+		fprintf(stderr, "tepd: fpm: route not installed: %s (counted "
+			"in fpm_routes_failed; logged once)\n", e);
+	members_gc(m, nm);
 }
 
 void
@@ -387,6 +545,7 @@ route_del(const struct tep_fpm_route *rt, int vrf)
 				  rt->plen));
 	nh = tep_route_exact(&tep_rib, (uint16_t)vrf, family, rt->prefix,
 			     rt->plen);
+	nhobj_route_clear((uint16_t)vrf, family, rt->prefix, rt->plen);
 	if (nh == NULL)
 		fpm.c.route_del_unknown++;
 	else if (!is_fpm(nh))
@@ -395,12 +554,20 @@ route_del(const struct tep_fpm_route *rt, int vrf)
 		fpm.c.routes_deleted++;
 }
 
+bool
+route_forget(uint16_t vrf, int family, const uint8_t *a, uint8_t plen)
+{
+	pending_drop(pending_find(vrf, family, a, plen));
+	nhobj_route_clear(vrf, family, a, plen);
+	return del_if_fpm(vrf, family, a, plen);
+}
+
 /* ---- sweeping stale routes ---------------------------------------------- */
 
 struct stale {
 	uint8_t a[16];
 	uint8_t depth;
-	uint32_t tunnel;	/* its tunnel, or TEP_NO_TUNNEL */
+	struct tep_nh nh;	/* released once every route is deleted */
 };
 
 struct sweep_ctx {
@@ -437,8 +604,7 @@ collect_stale(void *arg, int family, const uint8_t *pfx, uint8_t depth,
 	}
 	memcpy(s->v[s->n].a, pfx, family == 4 ? 4 : 16);
 	s->v[s->n].depth = depth;
-	s->v[s->n].tunnel = nh->type == TEP_NHT_TUNNEL ? nh->tunnel :
-			    TEP_NO_TUNNEL;
+	s->v[s->n].nh = *nh;
 	s->n++;
 }
 
@@ -485,12 +651,14 @@ sweep(enum sweep_what what)
 						       fam, s.v[i].a,
 						       s.v[i].depth, NULL,
 						       0) == 0;
+			/* tunnels, and groups with their members' tunnels,
+			 * that no route names any more */
 			for (i = 0; i < s.n; i++)
-				if (s.v[i].tunnel != TEP_NO_TUNNEL)
-					tunnel_gc(s.v[i].tunnel);
+				nh_released(&s.v[i].nh);
 		}
 	}
 	free(s.v);
+	nhobj_routes_sweep(what == SWEEP_ALL);
 	/* Routes still waiting for a router MAC (BGP's, EVPN) age the
 	 * same way, and so do router MACs: zebra sends those it still has
 	 * in its replay */

@@ -132,6 +132,12 @@ tep_fpm_show(struct tep_out *o)
 	tep_out_u64(o, "nexthops", ", next hops %" PRIu64, ev.nh_bound);
 	tep_out_u64(o, "nexthops_max", " of at most %" PRIu64, fpm.nh_max);
 	tep_out_newline(o);
+	/* zebra's next-hop objects (`fpm use-next-hop-groups`) */
+	tep_out_u64(o, "nh_objects", "next-hop objects %" PRIu64,
+		    nhobj_count());
+	tep_out_u64(o, "nh_obj_routes", ", routes by object %" PRIu64,
+		    nhobj_route_count());
+	tep_out_newline(o);
 	tep_out_bool(o, "bgp_stale_held", NULL, fpm.stale_due);
 	if (fpm.stale_due) {
 		tep_out_u64(o, "bgp_stale_for_ms", "BGP routes of an older "
