@@ -51,7 +51,8 @@ tep_cmd_handler cmd_vrf_add, cmd_vrf_del, cmd_vrf_list, cmd_vrf_exec,
 /* cmd_tunnel.c */
 tep_cmd_handler cmd_tunnel_add, cmd_tunnel_del, cmd_tunnel_show;
 /* cmd_route.c */
-tep_cmd_handler cmd_route_add, cmd_route_del, cmd_route_show, cmd_route_get;
+tep_cmd_handler cmd_route_add, cmd_route_replace, cmd_route_del,
+	cmd_route_show, cmd_route_get, cmd_route_groups;
 /* cmd_stats.c */
 tep_cmd_handler cmd_stats, cmd_stats_clear, cmd_stats_watch;
 /* cmd_fpm.c */
