@@ -160,14 +160,13 @@ ids=$($CTL -j route show vrf red | $PY -c '
 import json, sys
 d = {r["prefix"]: r.get("group") for r in json.load(sys.stdin)["routes"]}
 print(d["198.18.4.0/24"], d["198.18.40.0/24"])')
-set -- $ids
-if [ "$1" != None ] && [ "$1" = "$2" ] &&
-   groups | tr ' ' '\n' | grep -qx "$1:2:4"; then
-	ok "both routes name group $1, which counts 2 routes"
+read -r shared other <<<"$ids"
+if [ "$shared" != None ] && [ "$shared" = "$other" ] &&
+   groups | tr ' ' '\n' | grep -qx "$shared:2:4"; then
+	ok "both routes name group $shared, which counts 2 routes"
 else
 	fail "shared group: groups '$ids', $(groups)"
 fi
-shared=$1
 good "route del the first" route del 198.18.4.0/24 vrf red
 if groups | tr ' ' '\n' | grep -qx "$shared:1:4"; then
 	ok "group $shared stays for the other route"
