@@ -485,6 +485,23 @@ refused 'bad address "198.19.0.999"' route get 198.19.0.999
 refused 'unknown vrf "nosuch"' route get 198.19.0.1 vrf nosuch
 refused '203.0.113.1: no route in vrf "red"' route get 203.0.113.1 vrf red
 refused 'unknown vrf' route show vrf $'\xff\xfe'
+# multipath, briefly (test_ecmp_ctl.sh has the rest); tunnels, not
+# gateways: the failover would probe gateways and fill the neighbour table
+good route add 198.19.8.0/24 vrf red nexthop tunnel vx1 nexthop tunnel gn1 weight 3
+good route replace 198.19.8.0/24 vrf red nexthops vx1 fou1,2
+good route groups
+jcheck "route groups: the replaced route's group alone, weights 1 and 2" \
+	'[[m["weight"] for m in g["nexthops"]] for g in d["groups"]] == [[1, 2]] and d["groups"][0]["routes"] == 1'
+good route get 198.19.8.1 vrf red proto udp sport 1 dport 2
+jcheck "route get over 2 paths: the chosen one and the hash" \
+	'd["chosen"]["tunnel"] in ("vx1", "fou1") and isinstance(d["hash"], int)'
+refused 'nexthop 2: weight 0 out of range (1 to 65535)' route replace \
+	198.19.8.0/24 vrf red nexthop tunnel vx1 nexthop tunnel gn1 weight 0
+refused 'no group 4095' route groups 4095
+refused 'bad group id "x" (1 to 4095)' route groups x
+good route del 198.19.8.0/24 vrf red
+good route groups
+jcheck "route groups: none left" 'd["count"] == 0 and d["groups"] == []'
 refused 'tunnel "vx6" is used by 1 route(s)' tunnel del vx6
 refused 'vrf "blue" has 0 port(s) and 1 tunnel(s) bound' vrf del blue
 for r in "${ADDED[@]}"; do

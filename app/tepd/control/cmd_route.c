@@ -3,8 +3,10 @@
  */
 
 /*
- * route add, del, show, get: configured routes, and the lookup a packet
- * would take. Routes from zebra come in through fpm.c.
+ * route add, replace, del, show, get: configured routes, of one path or
+ * several, and the lookup a packet would take. Routes from zebra come in
+ * through fpm.c; a route's paths become its next hop in route/nexthop.c;
+ * the flow route get hashes and route groups are in cmd_nexthop.c.
  */
 
 #include <arpa/inet.h>
@@ -19,147 +21,414 @@
 #include "port.h"
 #include "tunnel.h"
 
+#define ROUTE_USAGE "route add PREFIX [vrf NAME] (via IP [dev PORT] | " \
+	"tunnel NAME | blackhole | nexthop PATH [weight N]... | " \
+	"nexthops MEMBER[,WEIGHT]...)"
+
+/*
+ * One path of a route as typed. The plain grammar has one, with the
+ * last of via, tunnel and blackhole deciding (as it always did); each
+ * `nexthop` of a multipath route starts one of its own, which must say
+ * what it is exactly once: via IP [dev PORT], dev PORT (the destination
+ * is on the port's link), or tunnel NAME.
+ */
+enum path_kind { PATH_NONE, PATH_GW, PATH_DEV, PATH_TUNNEL, PATH_BLACKHOLE };
+
+struct path_arg {
+	enum path_kind kind;
+	char via[INET6_ADDRSTRLEN];	/* the gateway as typed */
+	int gw_family;
+	uint8_t gw[16];
+	int dev;		/* port, or -1 */
+	int tunnel;		/* tunnel id, or -1 */
+	uint32_t weight;	/* 0: not given (1) */
+	unsigned int kinds;	/* via, tunnel, blackhole words seen */
+};
+
+static void
+path_init(struct path_arg *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->dev = -1;
+	p->tunnel = -1;
+}
+
+static int
+weight_arg(const char *s, uint32_t *w, struct tep_err *err)
+{
+	if (parse_u32(s, UINT32_MAX, w) != 0)
+		return ERR(EINVAL, "bad weight \"%s\"", s);
+	if (*w == 0 || *w > TEP_NHG_WEIGHT_MAX)
+		return ERR(EINVAL, "weight %s out of range (1 to %d)", s,
+			   TEP_NHG_WEIGHT_MAX);
+	return 0;
+}
+
+/*
+ * The path word at argv[*i] into p (member: inside a nexthop, where
+ * weight is one too): 1 if it was one, *i then on its last word; 0 if it
+ * is no path word; -1 with err set if its value is wrong.
+ */
+static int
+path_word(int argc, char **argv, int *i, struct path_arg *p, bool member,
+	  struct tep_err *err)
+{
+	const char *kw = argv[*i], *v;
+
+	if (strcmp(kw, "blackhole") == 0) {
+		p->kind = PATH_BLACKHOLE;
+		p->kinds++;
+		return 1;
+	}
+	if (strcmp(kw, "via") != 0 && strcmp(kw, "dev") != 0 &&
+	    strcmp(kw, "tunnel") != 0 &&
+	    (!member || strcmp(kw, "weight") != 0))
+		return 0;
+	if (*i + 1 >= argc) {
+		ERR(EINVAL, "%s needs a value", kw);
+		return -1;
+	}
+	v = argv[++*i];
+	if (strcmp(kw, "via") == 0) {
+		if (parse_ip(v, &p->gw_family, p->gw) != 0) {
+			ERR(EINVAL, "bad gateway \"%s\"", v);
+			return -1;
+		}
+		snprintf(p->via, sizeof(p->via), "%s", v);
+		p->kind = PATH_GW;
+		p->kinds++;
+	} else if (strcmp(kw, "dev") == 0) {
+		p->dev = port_arg(v, err);
+		if (p->dev < 0)
+			return -1;
+	} else if (strcmp(kw, "tunnel") == 0) {
+		p->tunnel = tep_tunnel_find(v);
+		if (p->tunnel < 0) {
+			ERR(ENOENT, "no tunnel \"%s\"", v);
+			return -1;
+		}
+		p->kind = PATH_TUNNEL;
+		p->kinds++;
+	} else if (weight_arg(v, &p->weight, err) != 0) {
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * One word of `nexthops`: MEMBER[,WEIGHT], MEMBER a gateway's address (on
+ * a connected network of the VRF) or else a tunnel's name. One word per
+ * path, so that a route of 64 paths fits in a request's 128 words.
+ */
+static int
+path_compact(const char *word, struct path_arg *p, struct tep_err *err)
+{
+	char name[TEP_CTL_MAX_WORD + 1];
+	char *comma;
+
+	snprintf(name, sizeof(name), "%s", word);
+	comma = strchr(name, ',');
+	if (comma != NULL) {
+		*comma = '\0';
+		if (weight_arg(comma + 1, &p->weight, err) != 0)
+			return -1;
+	}
+	if (name[0] == '\0') {
+		ERR(EINVAL, "no path in \"%s\"", word);
+		return -1;
+	}
+	if (parse_ip(name, &p->gw_family, p->gw) == 0) {
+		ip_str(p->gw_family, p->gw, p->via, sizeof(p->via));
+		p->kind = PATH_GW;
+	} else {
+		p->tunnel = tep_tunnel_find(name);
+		if (p->tunnel < 0) {
+			ERR(ENOENT, "no tunnel \"%s\"", name);
+			return -1;
+		}
+		p->kind = PATH_TUNNEL;
+	}
+	p->kinds = 1;
+	return 0;
+}
+
+/*
+ * The next hop of path p in vrf, built and checked the way route add has
+ * always built one: a gateway must be on a connected network of the VRF
+ * unless its port is given, and that port must be in the VRF. 0, or an
+ * errno with err set.
+ */
+static int
+path_nh(const struct path_arg *p, int vrf, struct tep_nh *nh,
+	struct tep_err *err)
+{
+	int dev = p->dev;
+
+	memset(nh, 0, sizeof(*nh));
+	switch (p->kind) {
+	case PATH_BLACKHOLE:
+		nh->type = TEP_NHT_BLACKHOLE;
+		return 0;
+	case PATH_TUNNEL:
+		/* A route in one VRF may point into a tunnel bound to
+		 * another: the tunnel's VRF is only where its decapsulated
+		 * packets are routed. */
+		nh->type = TEP_NHT_TUNNEL;
+		nh->tunnel = (uint32_t)p->tunnel;
+		return 0;
+	case PATH_GW:
+	case PATH_DEV:
+		break;
+	default:
+		return ERR(EINVAL, "%s", ROUTE_USAGE);
+	}
+	if (p->kind == PATH_GW) {
+		nh->type = TEP_NHT_GW;
+		nh->gw_v6 = p->gw_family == 6;
+		memcpy(nh->gw, p->gw, sizeof(nh->gw));
+	} else {
+		nh->type = TEP_NHT_CONNECTED;
+	}
+	if (dev < 0) {
+		/* The gateway must be on a connected network. */
+		uint8_t pfx[16], d;
+		uint32_t idx = tep_route_get(&tep_rib, (uint16_t)vrf,
+					     p->gw_family, p->gw, pfx, &d);
+
+		if (idx == TEP_NH_NONE ||
+		    tep_rib.nh[idx].type != TEP_NHT_CONNECTED)
+			return ERR(ENETUNREACH, "gateway %s is not on a "
+				   "connected network of vrf \"%s\": add an "
+				   "address or give dev", p->via,
+				   tep_rib.vrf[vrf]->name);
+		dev = tep_rib.nh[idx].port;
+	}
+	if (tep_ports[dev].vrf != vrf)
+		return ERR(EINVAL, "port %s is in vrf \"%s\", not \"%s\"",
+			   tep_ports[dev].name,
+			   tep_rib.vrf[tep_ports[dev].vrf]->name,
+			   tep_rib.vrf[vrf]->name);
+	nh->port = (uint16_t)dev;
+	return 0;
+}
+
+/*
+ * A multipath route's members from its nexthop clauses: each built as a
+ * single path is, then checked as a whole (no path twice), every error
+ * naming its nexthop. 0, or an errno with err set.
+ */
+static int
+paths_members(struct path_arg *p, unsigned int n, int vrf,
+	      struct tep_nhg_member *m, struct tep_err *err)
+{
+	unsigned int k, j;
+	int ret = 0;
+
+	for (k = 0; k < n; k++) {
+		if (p[k].kinds == 0 && p[k].dev >= 0)
+			p[k].kind = PATH_DEV;
+		if (p[k].kinds == 0 && p[k].dev < 0)
+			ret = ERR(EINVAL, "no path (via IP [dev PORT], dev "
+				  "PORT or tunnel NAME)");
+		else if (p[k].kinds > 1)
+			ret = ERR(EINVAL, "one of via, tunnel or blackhole "
+				  "per nexthop");
+		else if (p[k].kind == PATH_BLACKHOLE)
+			ret = ERR(EINVAL, "blackhole cannot be one of several "
+				  "paths");
+		else if (p[k].kind == PATH_TUNNEL && p[k].dev >= 0)
+			ret = ERR(EINVAL, "a tunnel path takes no dev");
+		else
+			ret = path_nh(&p[k], vrf, &m[k].nh, err);
+		if (ret != 0) {
+			tep_err_prefix(err, "nexthop %u: ", k + 1);
+			return ret;
+		}
+		m[k].weight = p[k].weight != 0 ? p[k].weight : 1;
+		for (j = 0; j < k; j++)
+			if (memcmp(&m[j].nh, &m[k].nh, sizeof(m[k].nh)) == 0)
+				return ERR(EINVAL, "nexthop %u: the same path "
+					   "as nexthop %u", k + 1, j + 1);
+	}
+	return 0;
+}
+
+enum route_op { ROUTE_ADD, ROUTE_REPLACE, ROUTE_DEL };
+
+/* A route no longer names nh: a group it was the last to name goes. What
+ * its members held needs no release for static paths. */
+static void
+route_released(const struct tep_nh *nh)
+{
+	struct tep_nh gone[TEP_NHG_MEMBERS];
+
+	tep_paths_released(nh, gone, RTE_DIM(gone));
+}
+
 static int
 cmd_route(struct tep_ctl_ctx *ctx, int argc, char **argv, struct tep_out *o,
-	  struct tep_err *err, bool add)
+	  struct tep_err *err, enum route_op op)
 {
-	struct tep_nh nh = { 0 };
+	struct path_arg one, *p = NULL;
+	struct tep_nhg_member m[TEP_NHG_MEMBERS];
+	struct tep_nh nh, as, old;
+	const struct tep_nh *cur;
 	uint8_t a[16], depth;
-	int family, vrf = TEP_VRF_DEFAULT, i, ret;
-	int dev = -1, gw_family = 0;
-	const char *gw_str = NULL;
-	bool have_nh = false;
+	int family, vrf = TEP_VRF_DEFAULT, i, r, ret;
+	unsigned int n = 0;
+	bool had_old = false;
 	char e[256];
 
 	(void)ctx;
 	(void)o;
 	if (parse_prefix(argv[0], &family, a, &depth, false) != 0)
 		return ERR(EINVAL, "bad prefix \"%s\"", argv[0]);
+	path_init(&one);
 	for (i = 1; i < argc; i++) {
 		const char *kw = argv[i];
 
-		if (strcmp(kw, "blackhole") == 0) {
-			nh.type = TEP_NHT_BLACKHOLE;
-			have_nh = true;
+		if (op != ROUTE_DEL && strcmp(kw, "nexthop") == 0) {
+			if (n == TEP_NHG_MEMBERS) {
+				ret = ERR(E2BIG, "more than %d nexthops: a "
+					  "route has at most %d paths",
+					  TEP_NHG_MEMBERS, TEP_NHG_MEMBERS);
+				goto out;
+			}
+			if (p == NULL)
+				p = calloc(TEP_NHG_MEMBERS, sizeof(*p));
+			if (p == NULL)
+				return ERR(ENOMEM, "out of memory");
+			path_init(&p[n++]);
 			continue;
 		}
-		if (i + 1 >= argc)
-			return ERR(EINVAL, "%s needs a value", kw);
+		if (op != ROUTE_DEL && strcmp(kw, "nexthops") == 0) {
+			/* the rest of the line, a word per path */
+			if (i + 1 >= argc) {
+				ret = ERR(EINVAL, "nexthops needs a value");
+				goto out;
+			}
+			if (p == NULL)
+				p = calloc(TEP_NHG_MEMBERS, sizeof(*p));
+			if (p == NULL)
+				return ERR(ENOMEM, "out of memory");
+			for (i++; i < argc; i++) {
+				if (n == TEP_NHG_MEMBERS) {
+					ret = ERR(E2BIG, "more than %d "
+						  "nexthops: a route has at "
+						  "most %d paths",
+						  TEP_NHG_MEMBERS,
+						  TEP_NHG_MEMBERS);
+					goto out;
+				}
+				path_init(&p[n]);
+				if (path_compact(argv[i], &p[n++], err) != 0) {
+					tep_err_prefix(err, "nexthop %u: ", n);
+					ret = err->code;
+					goto out;
+				}
+			}
+			break;
+		}
+		r = path_word(argc, argv, &i, n > 0 ? &p[n - 1] : &one, n > 0,
+			      err);
+		if (r < 0) {
+			if (n > 0)
+				tep_err_prefix(err, "nexthop %u: ", n);
+			ret = err->code;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		if (i + 1 >= argc) {
+			ret = ERR(EINVAL, "%s needs a value", kw);
+			goto out;
+		}
 		if (strcmp(kw, "vrf") == 0) {
 			vrf = vrf_arg(argv[++i], err);
-			if (vrf < 0)
-				return ENOENT;
-		} else if (strcmp(kw, "via") == 0) {
-			gw_str = argv[++i];
-			if (parse_ip(gw_str, &gw_family, nh.gw) != 0)
-				return ERR(EINVAL, "bad gateway \"%s\"",
-					   gw_str);
-			nh.type = TEP_NHT_GW;
-			nh.gw_v6 = gw_family == 6;
-			have_nh = true;
-		} else if (strcmp(kw, "dev") == 0) {
-			dev = port_arg(argv[++i], err);
-			if (dev < 0)
-				return ENODEV;
-		} else if (strcmp(kw, "tunnel") == 0) {
-			int t = tep_tunnel_find(argv[++i]);
-
-			if (t < 0)
-				return ERR(ENOENT, "no tunnel \"%s\"", argv[i]);
-			nh.type = TEP_NHT_TUNNEL;
-			nh.tunnel = (uint32_t)t;
-			have_nh = true;
+			if (vrf < 0) {
+				ret = ENOENT;
+				goto out;
+			}
 		} else {
-			return ERR(EINVAL, "unknown route option \"%s\"", kw);
+			ret = ERR(EINVAL, "unknown route option \"%s\"", kw);
+			goto out;
 		}
 	}
-	if (!add) {
+	cur = tep_route_exact(&tep_rib, (uint16_t)vrf, family, a, depth);
+	if (cur != NULL) {
+		old = *cur;
+		had_old = true;
+	}
+	if (op == ROUTE_DEL) {
 		ret = tep_route_del(&tep_rib, (uint16_t)vrf, family, a, depth,
 				    e, sizeof(e));
+		if (ret == 0 && had_old)
+			route_released(&old);
 		goto done;
 	}
-	if (!have_nh)
-		return ERR(EINVAL, "route add PREFIX [vrf NAME] (via IP [dev "
-			   "PORT] | tunnel NAME | blackhole)");
-	if (nh.type == TEP_NHT_GW) {
-		if (dev < 0) {
-			/* The gateway must be on a connected network. */
-			uint8_t p[16], d;
-			uint32_t idx = tep_route_get(&tep_rib, (uint16_t)vrf,
-						     gw_family, nh.gw, p, &d);
-
-			if (idx == TEP_NH_NONE ||
-			    tep_rib.nh[idx].type != TEP_NHT_CONNECTED)
-				return ERR(ENETUNREACH, "gateway %s is not on "
-					   "a connected network of vrf \"%s\": "
-					   "add an address or give dev",
-					   gw_str, tep_rib.vrf[vrf]->name);
-			dev = tep_rib.nh[idx].port;
-		}
-		if (tep_ports[dev].vrf != vrf)
-			return ERR(EINVAL, "port %s is in vrf \"%s\", not "
-				   "\"%s\"", tep_ports[dev].name,
-				   tep_rib.vrf[tep_ports[dev].vrf]->name,
-				   tep_rib.vrf[vrf]->name);
-		nh.port = (uint16_t)dev;
+	if (n > 0 && (one.kinds > 0 || one.dev >= 0)) {
+		ret = ERR(EINVAL, "a route is one path or nexthop paths, not "
+			  "both");
+		goto out;
 	}
-	/* A route in one VRF may point into a tunnel bound to another: the
-	 * tunnel's VRF is only where its decapsulated packets are routed. */
-	ret = tep_route_add(&tep_rib, (uint16_t)vrf, family, a, depth, &nh, e,
-			    sizeof(e));
+	if (n == 0) {
+		if (one.kinds == 0) {
+			ret = ERR(EINVAL, "%s", ROUTE_USAGE);
+			goto out;
+		}
+		ret = path_nh(&one, vrf, &nh, err);
+		if (ret != 0)
+			goto out;
+	} else {
+		ret = paths_members(p, n, vrf, m, err);
+		if (ret != 0)
+			goto out;
+		memset(&as, 0, sizeof(as));	/* static: proto, gen 0 */
+		ret = tep_paths_nh(m, n, &as, &nh, e, sizeof(e));
+		if (ret != 0) {
+			ret = ERR(ret, "%s: %s", argv[0], e);
+			goto out;
+		}
+	}
+	if (op == ROUTE_REPLACE)
+		ret = tep_route_replace(&tep_rib, (uint16_t)vrf, family, a,
+					depth, &nh, e, sizeof(e));
+	else
+		ret = tep_route_add(&tep_rib, (uint16_t)vrf, family, a, depth,
+				    &nh, e, sizeof(e));
+	if (ret != 0)
+		route_released(&nh);	/* a group made for it goes */
+	else if (op == ROUTE_REPLACE && had_old)
+		route_released(&old);
 done:
 	if (ret != 0)
-		return ERR(ret, "%s: %s", argv[0], e);
-	if (vrf == TEP_VRF_DEFAULT)
+		ret = ERR(ret, "%s: %s", argv[0], e);
+	else if (vrf == TEP_VRF_DEFAULT)
 		tep_underlay_changed();
-	return 0;
+out:
+	free(p);
+	return ret;
 }
 
 int
 cmd_route_add(struct tep_ctl_ctx *c, int n, char **v, struct tep_out *o,
 	      struct tep_err *e)
 {
-	return cmd_route(c, n, v, o, e, true);
+	return cmd_route(c, n, v, o, e, ROUTE_ADD);
+}
+
+int
+cmd_route_replace(struct tep_ctl_ctx *c, int n, char **v, struct tep_out *o,
+		  struct tep_err *e)
+{
+	return cmd_route(c, n, v, o, e, ROUTE_REPLACE);
 }
 
 int
 cmd_route_del(struct tep_ctl_ctx *c, int n, char **v, struct tep_out *o,
 	      struct tep_err *e)
 {
-	return cmd_route(c, n, v, o, e, false);
-}
-
-/* One path: where a plain next hop sends. */
-static void
-out_nh_path(struct tep_out *o, const struct tep_nh *nh)
-{
-	char g[INET6_ADDRSTRLEN];
-
-	switch (nh->type) {
-	case TEP_NHT_GW:
-		tep_out_str(o, "via", " via %s", ip_str(tep_nh_gw_family(nh),
-							nh->gw, g, sizeof(g)));
-		tep_out_str(o, "dev", " dev %s", tep_ports[nh->port].name);
-		break;
-	case TEP_NHT_CONNECTED:
-		tep_out_str(o, "dev", " dev %s", tep_ports[nh->port].name);
-		tep_out_str(o, "scope", " scope %s", "link");
-		break;
-	case TEP_NHT_LOCAL:
-		tep_out_str(o, "type", " %s", "local");
-		tep_out_str(o, "dev", " dev %s", tep_ports[nh->port].name);
-		break;
-	case TEP_NHT_TUNNEL:
-		tep_out_str(o, "tunnel", " tunnel %s",
-			    tep_tunnels[nh->tunnel] ?
-			    tep_tunnels[nh->tunnel]->name : "?");
-		break;
-	case TEP_NHT_BLACKHOLE:
-		tep_out_str(o, "type", " %s", "blackhole");
-		break;
-	default:
-		break;
-	}
+	return cmd_route(c, n, v, o, e, ROUTE_DEL);
 }
 
 /* A multipath route's paths, as `ip route` shows them: each member with
@@ -352,21 +621,17 @@ cmd_route_get(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	      struct tep_out *o, struct tep_err *err)
 {
 	uint8_t a[16], pfx[16], depth = 0;
-	int family, vrf = TEP_VRF_DEFAULT;
-	uint32_t idx;
+	int family, vrf = TEP_VRF_DEFAULT, ret;
+	struct flow_arg f;
+	uint32_t idx, hash, mem;
 
 	(void)ctx;
+	memset(&f, 0, sizeof(f));
 	if (parse_ip(argv[0], &family, a) != 0)
 		return ERR(EINVAL, "bad address \"%s\"", argv[0]);
-	if (argc == 3) {
-		if (strcmp(argv[1], "vrf") != 0)
-			return ERR(EINVAL, "route get ADDR [vrf NAME]");
-		vrf = vrf_arg(argv[2], err);
-		if (vrf < 0)
-			return ENOENT;
-	} else if (argc != 1) {
-		return ERR(EINVAL, "route get ADDR [vrf NAME]");
-	}
+	ret = route_flow_args(argc, argv, family, &vrf, &f, err);
+	if (ret != 0)
+		return ret;
 	idx = tep_route_get(&tep_rib, (uint16_t)vrf, family, a, pfx, &depth);
 	if (idx == TEP_NH_NONE)
 		return ERR(ENETUNREACH, "%s: no route in vrf \"%s\"", argv[0],
@@ -376,5 +641,25 @@ cmd_route_get(struct tep_ctl_ctx *ctx, int argc, char **argv,
 	tep_out_open_array(o, "routes");
 	out_route(o, family, pfx, depth, &tep_rib.nh[idx]);
 	tep_out_close_array(o);
+	if (tep_rib.nh[idx].type != TEP_NHT_GROUP)
+		return 0;
+	/* A multipath route: the member this flow takes, as the workers
+	 * choose it (tep_nh_resolve), dead members already left out. */
+	hash = f.have_hash ? f.hash : route_flow_hash(&f, family, a);
+	mem = tep_nh_resolve(&tep_rib, idx, hash);
+	tep_out_u64(o, "hash", NULL, hash);
+	tep_out_text(o, "chosen:");
+	if (mem == TEP_NH_NONE) {
+		tep_out_null(o, "chosen", " none, every nexthop is dead");
+	} else {
+		tep_out_open_object(o, "chosen");
+		tep_out_text(o, " nexthop");
+		out_nh_path(o, &tep_rib.nh[mem]);
+		tep_out_close_object(o);
+	}
+	tep_out_u64(o, "bucket", NULL, hash & (TEP_NHG_BUCKETS - 1));
+	tep_out_text(o, " (flow hash 0x%08x, bucket %u)", hash,
+		     hash & (TEP_NHG_BUCKETS - 1));
+	tep_out_newline(o);
 	return 0;
 }

@@ -60,14 +60,25 @@ static const struct tep_ctl_cmd cmds[] = {
 	  0, cmd_tunnel_del },
 	{ "tunnel show", "[NAME]", "show tunnels", 0, 1, 0, cmd_tunnel_show },
 	{ "route add", "PREFIX [vrf NAME] (via IP [dev PORT] | tunnel NAME | "
-	  "blackhole)", "add a route", 2, 7, 0, cmd_route_add },
+	  "blackhole | nexthop (via IP [dev PORT] | dev PORT | tunnel NAME) "
+	  "[weight N]... | nexthops (IP|TUNNEL)[,WEIGHT]...)",
+	  "add a route: one path, or several (at most 64) sharing its flows "
+	  "by weight", 2, TEP_CTL_ARGS_ANY, 0, cmd_route_add },
+	{ "route replace", "PREFIX [vrf NAME] PATHS (as route add)",
+	  "add a route, or change an existing one's paths in place", 2,
+	  TEP_CTL_ARGS_ANY, 0, cmd_route_replace },
 	{ "route del", "PREFIX [vrf NAME]", "delete a route", 1, 3, 0,
 	  cmd_route_del },
 	{ "route show", "[vrf NAME] [PREFIX]",
 	  "list a VRF's routes (within PREFIX); a long list comes in pieces",
 	  0, 3, TEP_CTL_CMD_STREAM, cmd_route_show },
-	{ "route get", "ADDR [vrf NAME]", "the route a packet to ADDR takes",
-	  1, 3, 0, cmd_route_get },
+	{ "route get", "ADDR [vrf NAME] [from IP] [proto tcp|udp|sctp|N] "
+	  "[sport N] [dport N] | [hash H]", "the route a packet to ADDR "
+	  "takes; over several paths, the one its flow takes", 1, 13, 0,
+	  cmd_route_get },
+	{ "route groups", "[ID]", "the next-hop groups of multipath routes: "
+	  "members, weights, buckets, failover counters", 0, 1, 0,
+	  cmd_route_groups },
 	{ "stats", "[port P | vrf NAME | tunnel NAME]", "counters", 0, 2, 0,
 	  cmd_stats },
 	{ "stats clear", NULL, "count from zero again (tepctl's view)", 0, 0,

@@ -26,6 +26,7 @@
 #include "metrics_priv.h"
 #include "fpm.h"
 #include "metrics.h"
+#include "nexthop.h"
 #include "port.h"
 #include "stats.h"
 #include "tunnel.h"
@@ -573,6 +574,45 @@ render_fpm(struct out *o)
 	tep_fpm_each_counter(fpm_sample, &r);
 }
 
+/* Multipath routes' groups and their failover (route/nexthop.h). */
+static void
+render_nexthops(struct out *o)
+{
+	const struct tep_paths_stats *ps = &tep_paths_stats;
+
+	family(o, "tepd_nexthop_groups", GAUGE,
+	       "Next-hop groups: the distinct path sets of multipath routes.");
+	sample0(o, tep_rib.nhg_count);
+	family(o, "tepd_nexthop_failovers", COUNTER,
+	       "Times a group member was taken out of its groups (its port "
+	       "or gateway went down).");
+	sample0(o, tep_rib.nh_failovers);
+	family(o, "tepd_nexthop_recoveries", COUNTER,
+	       "Times a group member was put back into its groups.");
+	sample0(o, tep_rib.nh_recoveries);
+	family(o, "tepd_nexthop_port_down", COUNTER,
+	       "Ports seen going down (link or admin) by the failover's "
+	       "poll.");
+	sample0(o, ps->port_down);
+	family(o, "tepd_nexthop_port_up", COUNTER,
+	       "Ports seen coming back up by the failover's poll.");
+	sample0(o, ps->port_up);
+	family(o, "tepd_nexthop_gateway_lost", COUNTER,
+	       "Group members' gateways declared dead after unanswered "
+	       "ARP/ND probes.");
+	sample0(o, ps->gw_lost);
+	family(o, "tepd_nexthop_gateway_back", COUNTER,
+	       "Group members' gateways heard from again after being "
+	       "declared dead.");
+	sample0(o, ps->gw_back);
+	family(o, "tepd_nexthop_gateways_watched", GAUGE,
+	       "Group members' gateways being probed.");
+	sample0(o, ps->gw_watched);
+	family(o, "tepd_nexthop_gateways_down", GAUGE,
+	       "Of the gateways watched, those declared dead now.");
+	sample0(o, ps->gw_down);
+}
+
 static struct snap *
 render(void)
 {
@@ -604,6 +644,7 @@ render(void)
 	render_tunnels(&o, g);
 	render_workers(&o);
 	render_fpm(&o);
+	render_nexthops(&o);
 	put(&o.t[FMT_OM], "# EOF\n");
 
 	s = calloc(1, sizeof(*s));
