@@ -62,6 +62,9 @@ tepd_start "$DP" "$WORK/tepd.sock" "$WORK/tepd.conf" \
 CTL="$TEPCTL -s $WORK/tepd.sock"
 # The tap's kernel side: an L2 port of a bridge with the veth to sp2; no
 # address, so tepd's namespace has nothing to answer with.
+# The kernel side has the PMD's MAC: as a bridge port's own address it
+# would make the bridge keep sp2's replies for itself.
+ip -n "$DP" link set "$TAP" address 02:00:00:00:ec:01
 ip -n "$DP" link add ecbr type bridge
 ip -n "$DP" link set "$TAP" master ecbr up
 ip -n "$DP" link set dpu1 master ecbr
@@ -80,8 +83,8 @@ run() {
 	local name=$1 ns i
 	for i in 1 2; do
 		ns=$SP1; [ $i = 2 ] && ns=$SP2
-		ip netns exec "$ns" tcpdump -U -q -n -i s$i -w "$WORK/$name-s$i.pcap" \
-			udp port 4789 >/dev/null 2>&1 &
+		ip netns exec "$ns" dumpcap -q -P -i s$i -w "$WORK/$name-s$i.pcap" -f \
+			"udp port 4789" >/dev/null 2>&1 &
 		echo $! >"$WORK/$name-s$i.pid"
 	done
 	sleep 1
@@ -99,7 +102,9 @@ PY
 	for i in 1 2; do
 		kill -INT "$(cat "$WORK/$name-s$i.pid")" 2>/dev/null || true
 	done
-	wait 2>/dev/null || true
+	for i in 1 2; do
+		wait "$(cat "$WORK/$name-s$i.pid")" 2>/dev/null || true
+	done
 	$PY - "$WORK/$name" "$WORK/$name-s1.pcap" "$WORK/$name-s2.pcap" <<'PY'
 import sys
 from scapy.all import rdpcap, Ether, IP, UDP
@@ -148,6 +153,12 @@ else:
 for k in ("203.0.113.9", "203.0.113.10"):
     if not 0.25 <= tun[k] / n <= 0.75:
         bad.append("tunnel to %s carried %d of %d" % (k, tun[k], n))
+# The two levels choose independently: were the underlay's choice made
+# from the same bits as the overlay's, each tunnel would take one spine.
+if want == "spread":
+    pairs = collections.Counter((l[0], l[2]) for l in lines)
+    if len(pairs) != 4 or min(pairs.values()) < n // 10:
+        bad.append("spine and tunnel choices correlated: %s" % dict(pairs))
 print("; ".join(bad) if bad else
       "ok spine1 %d spine2 %d t1 %d t2 %d" % (spine[1], spine[2],
       tun["203.0.113.9"], tun["203.0.113.10"]))
@@ -166,7 +177,7 @@ expect() {	# WHAT NAME WANT
 # flow -> spine, from a run
 paths() { awk '{ print $2, $1 }' "$WORK/$1" | sort -u; }
 
-failovers() { $CTL -j route groups | jget failovers; }
+failovers() { $CTL -j route groups | jget failover.nh_failovers; }
 
 # ARP for both spines first (the first packets of each path are punted to
 # resolve their gateway and dropped, as for any next hop).
