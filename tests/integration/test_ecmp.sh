@@ -179,6 +179,25 @@ paths() { awk '{ print $2, $1 }' "$WORK/$1" | sort -u; }
 
 failovers() { $CTL -j route groups | jget failover.nh_failovers; }
 
+# dead_within TENTHS: true once some path is marked dead within TENTHS
+# tenths of a second; alive_within: once none is
+any_dead() { $CTL -j route show | grep -q '"state": *"dead"'; }
+dead_within() {
+	for _ in $(seq "$1"); do any_dead && return 0; sleep 0.1; done
+	return 1
+}
+alive_within() {
+	for _ in $(seq "$1"); do any_dead || return 0; sleep 0.1; done
+	return 1
+}
+same_paths() {	# RUN: every flow on the spine it had in run "spread"
+	if [ "$(paths spread)" = "$(paths "$1")" ]; then
+		ok "$1: every flow back on the spine it had"
+	else
+		fail "$1: flows moved: $(diff <(paths spread) <(paths "$1") | grep -c '^[<>]') lines differ"
+	fi
+}
+
 # ARP for both spines first (the first packets of each path are punted to
 # resolve their gateway and dropped, as for any next hop).
 run warm >/dev/null 2>&1 || true
@@ -205,36 +224,18 @@ ip -n "$DP" link set "$TAP" up
 sleep 0.5
 run linkup
 expect "link back: spread again" linkup spread
-if [ "$(paths spread)" = "$(paths linkup)" ]; then
-	ok "every flow back on the spine it had"
-else
-	fail "flows moved: $(diff <(paths spread) <(paths linkup) | grep -c '^[<>]') lines differ"
-fi
+same_paths linkup
 
 ip -n "$SP1" addr del 198.51.100.2/30 dev s1
-dead=0
-for _ in $(seq 60); do
-	if $CTL -j route show | grep -q '"state": *"dead"'; then dead=1; break; fi
-	sleep 0.1
-done
-if [ "$dead" = 1 ]; then ok "sp1 silent: its path declared dead"
+if dead_within 60; then ok "sp1 silent: its path declared dead"
 else fail "sp1 silent for 6 s: its path still up"; fi
 run silent
 expect "sp1 silent: all on sp2" silent sp2
 
 ip -n "$SP1" addr add 198.51.100.2/30 dev s1
-alive=0
-for _ in $(seq 40); do
-	if ! $CTL -j route show | grep -q '"state": *"dead"'; then alive=1; break; fi
-	sleep 0.1
-done
-if [ "$alive" = 1 ]; then ok "sp1 answers again: path back"
+if alive_within 40; then ok "sp1 answers again: path back"
 else fail "sp1 answers again, but its path stays dead"; fi
 run back
 expect "sp1 back: spread again" back spread
-if [ "$(paths spread)" = "$(paths back)" ]; then
-	ok "every flow back on the spine it had"
-else
-	fail "flows moved after sp1 came back"
-fi
+same_paths back
 finish
