@@ -349,6 +349,7 @@ tep_fpm_start(const char *listen_arg, char *err, size_t errlen)
 	}
 	tep_tunnel_on_gone(evpn_tunnel_gone);
 	evpn_on_release(route_add);
+	nhobj_on_change(route_add, route_forget);
 	fpm.buf = malloc(FPM_BUF);
 	if (fpm.buf == NULL) {
 		snprintf(err, errlen, "-P: out of memory");

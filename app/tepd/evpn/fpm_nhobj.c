@@ -52,6 +52,23 @@ struct nhobj_route {
 	uint32_t rtm_flags;
 };
 
+/* What follows an object's replacement or deletion: fpm_routes.c's
+ * route_add() and route_forget(), registered by fpm.c
+ * (nhobj_on_change()) so that the routes' file and this one do not call
+ * each other. */
+static void (*follow_add)(const struct tep_fpm_route *rt, int vrf);
+static bool (*follow_forget)(uint16_t vrf, int family, const uint8_t *a,
+			     uint8_t plen);
+
+void
+nhobj_on_change(void (*add)(const struct tep_fpm_route *rt, int vrf),
+		bool (*forget)(uint16_t vrf, int family, const uint8_t *a,
+			       uint8_t plen))
+{
+	follow_add = add;
+	follow_forget = forget;
+}
+
 /* Dense, so that following an object is a scan of the routes by object
  * only; the hash holds each one's index. */
 static struct rte_hash *rec_index;
@@ -328,7 +345,7 @@ nhobj_add(const struct tep_fpm_nhobj *o)
 		rt.rtm_flags = v[i].rtm_flags;
 		rt.has_nh_id = true;
 		rt.nh_id = v[i].nh_id;
-		route_add(&rt, v[i].k.vrf);
+		follow_add(&rt, v[i].k.vrf);
 		fpm.c.nh_obj_routes_followed++;
 	}
 	free(v);
@@ -356,8 +373,8 @@ nhobj_del(uint32_t id)
 	/* as the kernel: the routes through a deleted object go */
 	v = routes_through(id, false, &n);
 	for (i = 0; i < n; i++)
-		if (route_forget(v[i].k.vrf, v[i].k.family, v[i].k.prefix,
-				 v[i].k.plen))
+		if (follow_forget(v[i].k.vrf, v[i].k.family, v[i].k.prefix,
+				  v[i].k.plen))
 			fpm.c.nh_obj_routes_removed++;
 	free(v);
 }

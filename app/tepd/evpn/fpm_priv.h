@@ -234,6 +234,11 @@ int nhobj_init(char *err, size_t errlen);
 void nhobj_reset(void);		/* a new connection: zebra sends them all */
 void nhobj_add(const struct tep_fpm_nhobj *o);
 void nhobj_del(uint32_t id);
+/* The routes by a replaced object are installed again with add, those by
+ * a deleted one removed with forget (set once, by fpm.c). */
+void nhobj_on_change(void (*add)(const struct tep_fpm_route *rt, int vrf),
+		     bool (*forget)(uint16_t vrf, int family,
+				    const uint8_t *a, uint8_t plen));
 /* route rt (by object rt->nh_id) is zebra's now: false if it cannot be
  * followed (the table is full) */
 bool nhobj_route_set(const struct tep_fpm_route *rt, uint16_t vrf);
