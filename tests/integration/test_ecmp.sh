@@ -238,4 +238,28 @@ else fail "sp1 answers again, but its path stays dead"; fi
 run back
 expect "sp1 back: spread again" back spread
 same_paths back
+
+# 4. The underlay route flips between one path and two, 40 times, while
+# the tenant sends: each flip deletes or makes the group a tunnel's
+# cached egress names. Then one path: everything on sp2, tepd alive.
+GRP="nexthop via 198.51.100.2 dev net_af_packet1 nexthop via 198.51.100.6 dev net_tap2"
+( for _ in $(seq 20); do
+	$CTL route replace 203.0.113.0/24 via 198.51.100.6 dev net_tap2 >/dev/null
+	sleep 0.02
+	# shellcheck disable=SC2086
+	$CTL route replace 203.0.113.0/24 $GRP >/dev/null
+	sleep 0.02
+  done ) &
+FLIP=$!
+run flips >/dev/null
+wait "$FLIP" || fail "route replace failed during the flips"
+$CTL route replace 203.0.113.0/24 via 198.51.100.6 dev net_tap2 >/dev/null
+run single
+expect "underlay route down to one path: all on sp2" single sp2
+if kill -0 "${TEPD_PIDS[0]}" 2>/dev/null &&
+   [ "$($CTL -j route groups | jget count)" = 1 ]; then
+	ok "after 40 flips under traffic: tepd up, only the overlay's group left"
+else
+	fail "after the flips: tepd gone or groups left: $($CTL route groups 2>&1 | head -3)"
+fi
 finish

@@ -123,13 +123,36 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
  * one tunnel would take the same underlay path (two levels of ECMP
  * polarised into one). The halves swapped give it other bits.
  */
+/*
+ * The group a cached multipath egress names, or NULL. Unlike the FIB's
+ * answer, the cache outlives the read side it was filled in: the route
+ * may have gone and its group with it (deleted, its slot reused) before
+ * the generation bump reaches this worker.
+ */
+static inline const struct tep_nhg *
+egress_group(uint32_t grp)
+{
+	const struct tep_nh *nh = &tep_rib.nh[grp];
+
+	if (nh->type != TEP_NHT_GROUP || nh->tunnel >= TEP_NHG_MAX)
+		return NULL;
+	return __atomic_load_n(&tep_rib.nhg[nh->tunnel], __ATOMIC_ACQUIRE);
+}
+
 static __rte_noinline bool
 member_egress(struct worker *w, const struct tep_tunnel *t, struct rte_mbuf *m,
 	      uint32_t grp, uint32_t hash, struct tun_egress *me)
 {
+	const struct tep_nhg *g = egress_group(grp);
 	uint32_t h = hash >> 16 | hash << 16;
 
-	return egress_fill(w, t, m, tep_nh_resolve(&tep_rib, grp, h), me);
+	if (unlikely(g == NULL)) {
+		/* gone: looked up again for the next packet */
+		w->egress[t->id].gen = 0;
+		return egress_fill(w, t, m, TEP_NH_NONE, me);
+	}
+	return egress_fill(w, t, m, __atomic_load_n(
+		&g->bkt[h & (TEP_NHG_BUCKETS - 1)], __ATOMIC_RELAXED), me);
 }
 
 /* The smallest MTU of a multipath egress's member ports: a flow's packets
@@ -137,12 +160,11 @@ member_egress(struct worker *w, const struct tep_tunnel *t, struct rte_mbuf *m,
 static uint16_t
 group_mtu(uint32_t grp)
 {
-	const struct tep_nhg *g = __atomic_load_n(
-		&tep_rib.nhg[tep_rib.nh[grp].tunnel], __ATOMIC_ACQUIRE);
+	const struct tep_nhg *g = egress_group(grp);
 	uint16_t mtu = UINT16_MAX;
 	uint32_t i;
 
-	for (i = 0; i < g->n; i++)
+	for (i = 0; g != NULL && i < g->n; i++)
 		mtu = RTE_MIN(mtu, tep_ports[tep_rib.nh[g->member[i]].port].mtu);
 	return mtu;
 }

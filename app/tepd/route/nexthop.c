@@ -132,6 +132,9 @@ tep_paths_released(const struct tep_nh *nh, struct tep_nh *gone,
 		return 0;
 	for (i = 0; i < g->n && k < cap; i++)
 		gone[k++] = tep_rib.nh[g->member[i]];
+	/* Workers that cached it as a tunnel's egress look again (they
+	 * also check it is still there: encap.c egress_group()). */
+	tep_underlay_changed();
 	if (tep_nhg_del(&tep_rib, nh->tunnel, NULL, 0) != 0)
 		return 0;
 	return k;
