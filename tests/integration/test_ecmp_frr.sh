@@ -24,7 +24,9 @@
 # reflector does not change the next hop, so the leaves' loopbacks would
 # need an IGP to be reached over both spines; with eBGP the spines are
 # the next hops of the loopback routes, which is what makes them ECMP.
-# The spines relay l2vpn evpn with the next hop unchanged (the VTEP).
+# Spine 2 relays l2vpn evpn with the next hop unchanged (the VTEP);
+# spine 1 carries only ipv4 unicast, because of an FRR 8.4.4 bug (below,
+# at bgp_conf): what fails over here is the underlay.
 # Every session has BFD at 100 ms x 3. The VTEP loopbacks are advertised
 # in ipv4 unicast; type-5 routes of VRF red (L3VNI 100, route target
 # 65000:100 on both leaves: the automatic one is AS:VNI, which differs).
@@ -145,9 +147,10 @@ CTL="$TEPCTL -s $WORK/tepd.sock"
 NSR=$($CTL -j vrf list | vrf_netns red)
 
 # ---- FRR ---------------------------------------------------------------------
-# bgp_conf ASN ROUTER-ID "PEER:ASN ..." IPV4-LINES EVPN-LINES: the
-# underlay sessions (ipv4 unicast and l2vpn evpn, BFD profile fast); a
-# spine (65100) passes EVPN routes on with their next hop, the VTEP
+# bgp_conf ASN ROUTER-ID "PEER:ASN ..." IPV4-LINES EVPN-LINES "PEER ...":
+# the underlay sessions (ipv4 unicast; l2vpn evpn with the last peers
+# only; BFD profile fast); a spine (65100) passes EVPN routes on with
+# their next hop, the VTEP
 bgp_conf() {
 	local p
 	printf 'router bgp %s\n bgp router-id %s\n no bgp ebgp-requires-policy\n' "$1" "$2"
@@ -163,24 +166,24 @@ bgp_conf() {
 	done
 	printf ' exit-address-family\n address-family l2vpn evpn\n'
 	for p in $3; do
+		case " $6 " in *" ${p%:*} "*) ;; *) continue ;; esac
 		printf '  neighbor %s activate\n' "${p%:*}"
 		[ "$1" = 65100 ] &&
 			printf '  neighbor %s attribute-unchanged next-hop\n' "${p%:*}"
 	done
 	printf '%s\n exit-address-family\nexit\n' "$5"
 }
-# FRR 8.4.4 loses a remote VTEP's router MAC (zebra deletes it, and its
-# neighbour entry) when bgpd's best type-5 path moves to another path with
-# the same VTEP and MAC, such as the copy via the other spine: FRR issue
-# 12391, from the early route queue of 8.4 (pull request 11777), fixed
-# after 8.5. Both leaves then lose the other's routes for good (seen here:
-# tepd's route held for a MAC that never came, the Linux leaf's neighbour
-# FAILED). So each leaf prefers spine 2's copies of the EVPN routes (local
-# preference): cutting spine 1 then moves no best path; only the underlay
-# routes (the VTEP loopbacks), whose failover is what is measured, change.
-EVPN_PIN='route-map evpn-via-s2 permit 10
- set local-preference 200
-exit'
+# FRR 8.4.4 loses a remote VTEP's router MAC (zebra deletes it, and the
+# kernel's neighbour entry) when bgpd sends it a type-5 route again, e.g.
+# when the best path moves to the copy of the same route via the other
+# spine (same VTEP, same MAC): FRR issue 12391, from 8.4's early route
+# queue (pull request 11777), fixed after 8.5. Seen here with l2vpn evpn
+# on both spines: after the cut, tepd's route held for a MAC that never
+# came back, the Linux leaf's neighbour for tepd's VTEP FAILED, traffic
+# stopped for good; also when spine 1 came up after spine 2 with its
+# copies less preferred. So l2vpn evpn runs over spine 2 only: each
+# type-5 route has one copy, and what moves at the cut is the underlay
+# (the VTEP loopbacks, over both spines), whose failover is measured.
 
 # vrf_conf ASN ROUTER-ID VRF IPV4-LINE: the tenant VRF's type-5 routes
 vrf_conf() {
@@ -205,25 +208,22 @@ bfd_conf() {
 {
 	bgp_conf 65001 203.0.113.1 "198.51.100.2:65100 198.51.100.6:65100" \
 		"  network 203.0.113.1/32
-  maximum-paths 4" "  advertise-all-vni
-  neighbor 198.51.100.6 route-map evpn-via-s2 in"
+  maximum-paths 4" "  advertise-all-vni" 198.51.100.6
 	vrf_conf 65001 203.0.113.1 "$NSR" "network 198.18.1.0/24"
-	echo "$EVPN_PIN"
 } | frr_put in_dp bgpd.conf
 printf 'hostname dp\nfpm address 127.0.0.1 port 2620\nno fpm use-next-hop-groups\nvrf %s\n vni 100\nexit-vrf\n' \
 	"$NSR" | frr_put in_dp zebra.conf
 {
 	bgp_conf 65002 203.0.113.2 "198.51.100.9:65100 198.51.100.13:65100" \
 		"  network 203.0.113.2/32
-  maximum-paths 4" "  advertise-all-vni
-  neighbor 198.51.100.13 route-map evpn-via-s2 in"
+  maximum-paths 4" "  advertise-all-vni" 198.51.100.13
 	vrf_conf 65002 203.0.113.2 red "redistribute connected"
-	echo "$EVPN_PIN"
 } | frr_put in_lx bgpd.conf
 printf 'hostname lx\nvrf red\n vni 100\nexit-vrf\n' | frr_put in_lx zebra.conf
-bgp_conf 65100 10.255.0.1 "198.51.100.1:65001 198.51.100.10:65002" "" "" |
+bgp_conf 65100 10.255.0.1 "198.51.100.1:65001 198.51.100.10:65002" "" "" "" |
 	frr_put in_s1 bgpd.conf
-bgp_conf 65100 10.255.0.2 "198.51.100.5:65001 198.51.100.14:65002" "" "" |
+bgp_conf 65100 10.255.0.2 "198.51.100.5:65001 198.51.100.14:65002" "" "" \
+	"198.51.100.5 198.51.100.14" |
 	frr_put in_s2 bgpd.conf
 for n in in_dp in_lx in_s1 in_s2; do
 	bfd_conf | frr_put $n bfdd.conf
@@ -455,7 +455,7 @@ fi
 rmacs=$(in_dp vtysh -c 'show evpn rmac vni all' | grep -c 02:00:00:00:02:64 || true)
 rmacs="$rmacs $(in_lx vtysh -c 'show evpn rmac vni all' | grep -c 02:00:00:00:11:64 || true)"
 [ "$rmacs" = "1 1" ] &&
-	ok "both leaves' zebra kept the other's router MAC (no EVPN best path moved)" ||
+	ok "both leaves' zebra kept the other's router MAC" ||
 	fail "router MACs after the cut (tepd's zebra, the Linux leaf's): $rmacs"
 r=$(spread cut sp2)
 case $r in
