@@ -110,6 +110,7 @@ import sys
 from scapy.all import rdpcap, Ether, IP, UDP
 from scapy.layers.vxlan import VXLAN
 out = open(sys.argv[1], "w")
+bad = 0
 for spine, f in ((1, sys.argv[2]), (2, sys.argv[3])):
     for p in rdpcap(f):
         if VXLAN not in p or IP not in p[VXLAN]:
@@ -117,7 +118,19 @@ for spine, f in ((1, sys.argv[2]), (2, sys.argv[3])):
         inner = p[VXLAN][IP]
         if inner.src != "192.0.2.10" or UDP not in inner:
             continue
+        # outer (LCO) and inner UDP checksums as scapy computes them
+        o = p[IP].copy()
+        got = (o[UDP].chksum, o[VXLAN][UDP].chksum)
+        del o[UDP].chksum
+        del o[VXLAN][UDP].chksum
+        o = IP(bytes(o))
+        if got != (o[UDP].chksum, o[VXLAN][UDP].chksum):
+            bad += 1
+            continue
         out.write("%d %d %s %s\n" % (spine, inner[UDP].sport, p[IP].dst, p[Ether].dst))
+if bad:
+    print("%d frames with a wrong outer or inner UDP checksum" % bad,
+          file=sys.stderr)
 PY
 }
 

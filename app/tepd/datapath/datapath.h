@@ -328,6 +328,9 @@ int dp_decap(struct worker *w, struct rte_mbuf *m,
 	     const struct tep_l3_info *l3, uint16_t *vrf, uint32_t *tun);
 void dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	      int family);
+void dp_encap_mixed(struct worker *w, struct rte_mbuf **pkts,
+		    const struct tep_l3_info *l3, const uint64_t *nhs,
+		    uint16_t n, int family);
 void dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 		    const struct tep_l3_info *l3, uint16_t n,
 		    const struct tep_nh *nh, int family);

@@ -553,6 +553,102 @@ dp_encap_burst(struct worker *w, struct rte_mbuf **pkts,
 	dp_fate_sent(w, cport, tl.pkts, true);
 }
 
+/*
+ * n packets (at most TEP_BURST) of one VRF and family from one RX port,
+ * each into the tunnel of its own next hop nhs[i] (all tunnels). With
+ * many tunnels a burst's packets seldom share one, and dp_encap_burst()'s
+ * work per run (tunnel, egress, counters, TX queue) paid for every packet
+ * cost more than the encapsulation (a million routes over 64 tunnels:
+ * docs/performance.md). Here each packet finds its tunnel and its egress
+ * (the worker's cache), adds to its tunnel's counters, and the packets
+ * go to the TX queues in runs per port. The same two passes, in the same
+ * order, as dp_encap_burst().
+ */
+void
+dp_encap_mixed(struct worker *w, struct rte_mbuf **pkts,
+	       const struct tep_l3_info *l3, const uint64_t *nhs, uint16_t n,
+	       int family)
+{
+	const struct tep_tunnel *tun[TEP_BURST];
+	const struct tun_egress *eg[TEP_BURST];
+	const struct tep_nh *knh[TEP_BURST];
+	struct rte_mbuf *keep[TEP_BURST], *out[TEP_BURST];
+	struct tep_flow f[TEP_BURST];
+	uint16_t mtu[TEP_BURST];
+	bool big[TEP_BURST];
+	bool own = dp_keeps_ttl(pkts[0]->port, NULL);
+	uint16_t i, k = 0, nout = 0, oport = 0, cport = tep_cnt_port_of(pkts[0]);
+	uint64_t ol_or = 0, sent = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct tep_nh *nh = &tep_rib.nh[nhs[i]];
+		const struct tep_tunnel *t =
+			__atomic_load_n(&tep_tunnels[nh->tunnel],
+					__ATOMIC_ACQUIRE);
+		const struct tun_egress *e;
+
+		if (unlikely(t == NULL)) {
+			dp_drop(w, pkts[i], TEP_R_NO_TUNNEL);
+			continue;
+		}
+		e = tunnel_egress(w, t, pkts[i]);
+		if (e == NULL)
+			continue;
+		mtu[k] = likely(e->nhg == 0) ? tep_ports[e->port].mtu :
+			 group_mtu(e->nhg);
+		big[k] = encap_too_big(pkts[i], t, mtu[k]);
+		if (unlikely(big[k])) {
+			if (!own && dp_ttl_expires(w, pkts[i],
+					rte_pktmbuf_mtod_offset(pkts[i],
+								uint8_t *, 14),
+					family))
+				continue;
+		} else if (!encap_inner(w, pkts[i], family, t, &l3[i], own,
+					&f[k])) {
+			continue;
+		}
+		tun[k] = t;
+		eg[k] = e;
+		knh[k] = nh;
+		keep[k++] = pkts[i];
+	}
+	for (i = 0; i < k; i++) {
+		const struct tun_egress *pe = eg[i];
+		struct encap_tally tl = { 0 };
+		struct tun_egress me;
+
+		if (unlikely(big[i])) {
+			dp_tx_enqueue_run(w, oport, out, nout, ol_or);
+			nout = 0;
+			ol_or = 0;
+			encap_oversize(w, keep[i], knh[i], family, tun[i],
+				       mtu[i]);
+			continue;
+		}
+		if (unlikely(pe->nhg != 0)) {
+			if (!member_egress(w, tun[i], keep[i], pe->nhg,
+					   f[i].hash, &me))
+				continue;
+			pe = &me;
+		}
+		if (pe->port != oport) {
+			dp_tx_enqueue_run(w, oport, out, nout, ol_or);
+			nout = 0;
+			ol_or = 0;
+			oport = pe->port;
+		}
+		if (encap_outer(w, keep[i], family, tun[i], pe, &f[i], &tl)) {
+			out[nout++] = keep[i];
+			ol_or |= keep[i]->ol_flags;
+		}
+		tally_flush(w, tun[i], &tl, true);
+		sent += tl.pkts;
+	}
+	if (nout != 0)
+		dp_tx_enqueue_run(w, oport, out, nout, ol_or);
+	dp_fate_sent(w, cport, sent, true);
+}
+
 void
 dp_encap(struct worker *w, struct rte_mbuf *m, const struct tep_nh *nh,
 	 int family)

@@ -215,11 +215,30 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 			 * (a burst mostly is one), is encapsulated or
 			 * forwarded together. */
 			if (run) {
+				bool mixed = false;
+
 				while (j < ng && nhs[j] == nhs[i] &&
 				       grp_tun[j] == grp_tun[i] &&
 				       !(grp[j]->ol_flags & RTE_MBUF_F_RX_LRO))
 					j++;
-				if (nh->type == TEP_NHT_TUNNEL)
+				/* Into other tunnels as well: one run of
+				 * them all (many tunnels, few packets
+				 * each). */
+				while (nh->type == TEP_NHT_TUNNEL && j < ng &&
+				       nhs[j] != TEP_NH_NONE &&
+				       tep_rib.nh[nhs[j]].type ==
+				       TEP_NHT_TUNNEL &&
+				       grp_tun[j] == grp_tun[i] &&
+				       !(grp[j]->ol_flags & RTE_MBUF_F_RX_LRO)) {
+					mixed = true;
+					j++;
+				}
+				if (mixed)
+					dp_encap_mixed(w, grp + i, grp_l3 + i,
+						       nhs + i,
+						       (uint16_t)(j - i),
+						       family);
+				else if (nh->type == TEP_NHT_TUNNEL)
 					dp_encap_burst(w, grp + i, grp_l3 + i,
 						       (uint16_t)(j - i), nh,
 						       family);
