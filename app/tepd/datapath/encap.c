@@ -76,17 +76,14 @@ egress_fill(struct worker *w, const struct tep_tunnel *t, struct rte_mbuf *m,
  * remote, cached per worker until the control plane bumps the generation.
  * A multipath underlay route is cached as its group (e->nhg): each packet
  * then takes its member (member_egress()). */
-static const struct tun_egress *
-tunnel_egress(struct worker *w, const struct tep_tunnel *t,
-	      struct rte_mbuf *m)
+static __rte_noinline const struct tun_egress *
+tunnel_egress_lookup(struct worker *w, const struct tep_tunnel *t,
+		     struct rte_mbuf *m, uint32_t gen)
 {
 	struct tun_egress *e = &w->egress[t->id];
-	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
 	const struct tep_vrf *v;
 	uint64_t idx = TEP_NH_NONE;
 
-	if (e->gen == gen && (e->dmac != 0 || e->nhg != 0))
-		return e;
 	v = __atomic_load_n(&tep_rib.vrf[TEP_VRF_DEFAULT], __ATOMIC_ACQUIRE);
 	if (!t->p.outer_v6) {
 		uint32_t ip = tep_rd32(t->p.dst);
@@ -111,6 +108,20 @@ tunnel_egress(struct worker *w, const struct tep_tunnel *t,
 		return NULL;
 	e->gen = gen;
 	return e;
+}
+
+/* Inline: a burst into many tunnels asks once per packet, and the answer
+ * is nearly always the cached one. */
+static inline const struct tun_egress *
+tunnel_egress(struct worker *w, const struct tep_tunnel *t,
+	      struct rte_mbuf *m)
+{
+	const struct tun_egress *e = &w->egress[t->id];
+	uint32_t gen = __atomic_load_n(&tep.underlay_gen, __ATOMIC_ACQUIRE);
+
+	if (likely(e->gen == gen && (e->dmac != 0 || e->nhg != 0)))
+		return e;
+	return tunnel_egress_lookup(w, t, m, gen);
 }
 
 /*
