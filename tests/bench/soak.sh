@@ -21,9 +21,16 @@
 # scraped every second (curl), `stats clear` every 45 s.
 # Fails on: a misdelivered, duplicated or corrupt datagram; loss over 1 %
 # of a stream; an accounting gap once traffic stopped; mbufs in use above
-# the idle baseline after traffic stopped; RSS or DPDK heap growth over
-# 1 % an hour by linear fit after the first 2 minutes (when there are 3
-# samples or more after it).
+# the idle baseline after traffic stopped; growth of RSS, of the DPDK heap
+# in use or of its size (the hugepage memory mapped), or of open
+# descriptors, over 1 % an hour by linear fit after the first 2 minutes
+# (when there are 3 samples or more after it).
+#
+# SOAK_HUGE=PAGES: tepd A on 2 MiB hugepages (that many reserved for the
+# run, DPDK's dynamic memory), as deployed; its RSS is then tepd's own
+# memory and the heap size its hugepage memory. Without it, --no-huge:
+# the heap is anonymous memory inside RSS, touched for the first time
+# when used.
 set -euo pipefail
 HERE_BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$HERE_BENCH/../integration/lib.sh"
@@ -87,7 +94,22 @@ tunnel add gna type geneve local 198.51.100.3 remote 198.51.100.1 vni 200 vrf bl
 route add 192.0.2.0/24 vrf blue tunnel gna
 CONF
 PREFIX="tepsoak$TAG"
-TEPD_PREFIX=$PREFIX TEPD_ARGS="-P 2620 -M 127.0.0.1:9108" \
+A_MEM="--no-huge -m 1024"
+if [ -n "${SOAK_HUGE:-}" ]; then
+	hp_before=$(cat /proc/sys/vm/nr_hugepages)
+	mkdir -p /dev/hugepages
+	mountpoint -q /dev/hugepages || mount -t hugetlbfs nodev /dev/hugepages
+	[ "$hp_before" -ge "$SOAK_HUGE" ] || echo "$SOAK_HUGE" >/proc/sys/vm/nr_hugepages
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$SOAK_HUGE" ]; then
+		echo "$hp_before" >/proc/sys/vm/nr_hugepages
+		fail "cannot reserve $SOAK_HUGE hugepages"
+		finish
+	fi
+	A_MEM="--huge-unlink"
+	restore_hp() { echo "$hp_before" >/proc/sys/vm/nr_hugepages 2>/dev/null || true; }
+	trap 'tep_cleanup; restore_hp' EXIT INT TERM
+fi
+TEPD_MEM=$A_MEM TEPD_PREFIX=$PREFIX TEPD_ARGS="-P 2620 -M 127.0.0.1:9108" \
 	tepd_start "$DP" "$WORK/a.sock" "$WORK/a.conf" \
 	--vdev=net_af_packet0,iface=dpacc0 --vdev=net_af_packet1,iface=dpacc1 \
 	--vdev=net_af_packet2,iface=dpund
@@ -107,13 +129,14 @@ ip -n "$PR" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
 # ---- sampling ---------------------------------------------------------------
 SAMPLES="$WORK/samples"
 : >"$SAMPLES"
-sample() {	# T: one line: t rss_kib heap_alloc_bytes mbufs fds gap_ports
+sample() {	# T: one line: t rss_kib heap_alloc heap_size mbufs fds gap_ports
 	local t=$1 rss heap mb fds gaps
 	rss=$(awk '/^VmRSS/ { print $2 }' /proc/"$APID"/status)
 	heap=$(echo "/eal/heap_info,0" | dpdk-telemetry.py -f "$PREFIX" 2>/dev/null |
 		$PY -c 'import json,sys
-try: print(json.load(sys.stdin)["/eal/heap_info"]["Alloc_size"])
-except Exception: print(-1)' || echo -1)
+try:
+    h = json.load(sys.stdin)["/eal/heap_info"]; print(h["Alloc_size"], h["Heap_size"])
+except Exception: print(-1, -1)' || echo -1 -1)
 	$CTL -j stats >"$WORK/st.json" 2>/dev/null || echo '{}' >"$WORK/st.json"
 	mb=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["mempool"]["in_use"])' \
 		"$WORK/st.json" 2>/dev/null || echo -1)
@@ -123,16 +146,17 @@ print(",".join(str(p["accounting_gap"]) for p in d["ports"]))' "$WORK/st.json" 2
 	fds=$(ls /proc/"$APID"/fd | wc -l)
 	echo "$t $rss $heap $mb $fds $gaps" >>"$SAMPLES"
 }
+ROW='{ printf "%8s %10s %12s %12s %8s %5s %s\n", $1, $2, $3, $4, $5, $6, $7 }'
 table() {
-	printf '%8s %10s %12s %8s %5s %s\n' "t(s)" "RSS(KiB)" "heap(B)" "mbufs" "fds" \
-		"accounting gap per port (in flight)"
-	awk '{ printf "%8s %10s %12s %8s %5s %s\n", $1, $2, $3, $4, $5, $6 }' "$SAMPLES" |
+	printf '%8s %10s %12s %12s %8s %5s %s\n' "t(s)" "RSS(KiB)" "heap use(B)" \
+		"heap size(B)" "mbufs" "fds" "accounting gap per port (in flight)"
+	awk "$ROW" "$SAMPLES" |
 		awk -v every="${1:-6}" 'NR % every == 1 || every == 1'
 }
 
 sleep 1
 sample 0
-IDLE_MBUFS=$(awk 'END { print $4 }' "$SAMPLES")
+IDLE_MBUFS=$(awk 'END { print $5 }' "$SAMPLES")
 say "idle: mbufs in use $IDLE_MBUFS"
 
 # ---- load ---------------------------------------------------------------------
@@ -214,7 +238,7 @@ echo
 echo "soak: $MIN min, tepd A pid $APID, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 table 6
 echo "end (traffic stopped 5 s):"
-tail -n 1 "$SAMPLES" | awk '{ printf "%8s %10s %12s %8s %5s %s\n", $1, $2, $3, $4, $5, $6 }'
+tail -n 1 "$SAMPLES" | awk "$ROW"
 say "churn: $(cat "$WORK/churn.out")"
 say "control clients: $(cat "$WORK/clients.out")"
 say "/metrics scrapes: $scrapes ok, $scrape_fail failed; FPM replays $ev_fpm, tunnel re-adds $ev_tun, neighbour flushes $ev_neigh, stats clears $ev_clear"
@@ -240,12 +264,12 @@ for vrf in ("red", "blue"):
         fail(f"{vrf}: misdelivered {r['misdelivered']} dup {r['dup']} corrupt {r['bad']}")
 rows = [l.split() for l in open(samples)]
 last = rows[-1]
-gaps = last[5].split(",")
+gaps = last[6].split(",")
 if any(g != "0" for g in gaps):
-    fail(f"accounting gap after traffic stopped: {last[5]}")
+    fail(f"accounting gap after traffic stopped: {last[6]}")
 else:
     print("    accounting: every port's gap 0 after traffic stopped")
-mb = int(last[3])
+mb = int(last[4])
 print(f"    mbufs in use: idle {idle}, after traffic {mb}")
 if mb > idle:
     fail(f"mbufs in use {mb} > idle baseline {idle}")
@@ -262,7 +286,7 @@ def fit(col):
     sxx = sum((p[0] - mx) ** 2 for p in pts)
     slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx if sxx else 0
     return (slope * 3600 / my * 100 if my else 0), short
-for col, name in ((1, "RSS"), (2, "DPDK heap"), (4, "open fds")):
+for col, name in ((1, "RSS"), (2, "DPDK heap in use"), (3, "DPDK heap size"), (5, "open fds")):
     g, short = fit(col)
     if g is None:
         print(f"    {name}: too few samples for a fit"); continue

@@ -125,6 +125,7 @@ wire_bridge() {
 # tepd_start NS SOCKET CONFIG EAL-ARGS...: start tepd in NS, wait for it.
 # TEPD_ARGS: more tepd options (after --), e.g. -N. TEPD_LCORES: the EAL
 # lcore option (default "-l 0-1": the main lcore and one worker).
+# TEPD_MEM: the EAL memory options (default "--no-huge -m 1024").
 tepd_start() {
 	local ns=$1 sock=$2 conf=$3; shift 3
 	local log="$WORK/tepd-$(basename "$sock").log"
@@ -134,7 +135,7 @@ tepd_start() {
 	[ -n "${TEPD_NSENTER:-}" ] &&
 		in=(nsenter -t "$TEPD_NSENTER" -m --net="/run/netns/$ns" --wd="$PWD" --)
 	# shellcheck disable=SC2086
-	"${in[@]}" "$TEPD" ${TEPD_LCORES:--l 0-1} --no-huge -m 1024 --no-pci \
+	"${in[@]}" "$TEPD" ${TEPD_LCORES:--l 0-1} ${TEPD_MEM:---no-huge -m 1024} --no-pci \
 		--file-prefix "${TEPD_PREFIX:-tep$TAG$RANDOM}" \
 		--log-level=pmd.net.tap:error \
 		"$@" -- -s "$sock" -f "$conf" ${TEPD_ARGS:-} >"$log" 2>&1 &
