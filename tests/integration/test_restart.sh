@@ -11,6 +11,8 @@
 # - the configured routes, tunnels and addresses are back, and tenant
 #   traffic to the kernel's VXLAN flows again within 2 s of the start
 #   (measured from the exec to the first echo reply, and printed);
+# - with -P, a zebra stand-in that reconnects as zebra does replays its
+#   routes (101 in vrf red's table 100), and they are back (time printed);
 # - after a clean stop (SIGTERM, as systemd stops it) no hugepage file,
 #   runtime directory, namespace, control socket or tap is left.
 set -euo pipefail
@@ -45,7 +47,7 @@ ip -n "$PEER" addr add 198.18.0.2/24 dev vx0
 ip -n "$PEER" route add 192.0.2.0/24 via 198.18.0.1 dev vx0
 
 cat >"$WORK/tepd.conf" <<CONF
-vrf add red
+vrf add red table 100
 port set net_af_packet0 role access
 port bind net_af_packet0 vrf red
 addr add 192.0.2.1/24 dev net_af_packet0
@@ -61,7 +63,7 @@ CTL="$TEPCTL -s $SOCK"
 # as /etc/default/tepd would say, for these ports
 TEPD_EAL="-l 0-1 -m 256 --no-pci --file-prefix $PREFIX --log-level=pmd.net.tap:error
 	--vdev=net_af_packet0,iface=dpacc --vdev=net_af_packet1,iface=dpund"
-TEPD_ARGS_UNIT="-N"
+TEPD_ARGS_UNIT="-N -P 2620"
 
 # unit_start LOG: ExecStart, in the namespace of the ports; the pid in
 # TPID, the time of the exec in T0 (ns).
@@ -79,12 +81,37 @@ unit_start() {
 ip netns exec "$TEN" ping -D -i 0.05 -W 1 198.18.0.2 >"$WORK/ping.log" 2>&1 &
 PING=$!
 
+# zebra's part: connect (again and again while tepd is away, as zebra's
+# FPM client does), replay every route, stay until tepd closes the
+# connection. 101 routes in red (table 100): a blackhole and 100 /32s via
+# the tenant.
+ip netns exec "$DP" bash -c 'while [ ! -e "$1/stop" ]; do
+	"$2" "$3" --port 2620 --expect-close 3600 \
+		"add 198.19.8.0/24 blackhole table 100" ";" \
+		"bulk 100 198.19.100.0 via 192.0.2.10 table 100" >/dev/null 2>&1
+	sleep 0.1; done' zebra "$WORK" "$PY" "$HERE/fpm_feed.py" &
+ZEBRA=$!
+fpm_routes() { $CTL route show vrf red 2>/dev/null | grep -c "198\.19\.\(8\.0/24\|100\.\)" || true; }
+# wait_fpm_routes: until all 101 are in red (up to 10 s); the time in FPM_MS
+wait_fpm_routes() {
+	local n=0
+	for _ in $(seq 500); do
+		n=$(fpm_routes)
+		[ "$n" -ge 101 ] && break
+		sleep 0.02
+	done
+	FPM_MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+	[ "$n" -ge 101 ]
+}
+
 unit_start tepd-1.log
 for _ in $(seq 100); do
 	$CTL port list >/dev/null 2>&1 && break
 	sleep 0.1
 done
 sleep 2
+if wait_fpm_routes; then ok "zebra's 101 routes installed before the kill"
+else fail "zebra's routes not installed before the kill ($(fpm_routes) of 101)"; fi
 n1=$(grep -c "bytes from" "$WORK/ping.log" || true)
 if [ "$n1" -ge 5 ]; then ok "traffic flows before the kill ($n1 replies)"
 else fail "no traffic before the kill"; cat "$WORK/tepd-1.log"; fi
@@ -126,6 +153,12 @@ else
 	if [ "$ms" -lt 2000 ]; then ok "traffic again within 2 s of the start ($ms ms)"
 	else fail "traffic again after $ms ms (limit 2000)"; fi
 fi
+if wait_fpm_routes; then
+	echo "restart: zebra's 101 routes back $FPM_MS ms after the start"
+	ok "zebra's replay restored its routes ($FPM_MS ms after the start)"
+else
+	fail "zebra's routes not back after the restart ($(fpm_routes) of 101)"
+fi
 if grep -qi "taken over" "$WORK/tepd-2.log"; then
 	ok "VRF namespace taken over: $(grep -i -m1 "over" "$WORK/tepd-2.log")"
 else
@@ -151,6 +184,7 @@ else
 	fail "vrf exec red after the restart"; cat "$WORK/vx"
 fi
 kill "$PING" 2>/dev/null || true
+touch "$WORK/stop"
 
 # clean stop, as systemd stops it (SIGTERM); nothing left behind
 kill -TERM "$TPID"
@@ -167,5 +201,6 @@ taps=$(ip -n "$DP" -o link show 2>/dev/null | grep -c "vrf-\|dtap\|tap" || true)
 if [ -z "$leftovers" ]; then ok "nothing left after a clean stop"
 else fail "left after a clean stop:$leftovers"; fi
 
+kill "$ZEBRA" 2>/dev/null || true
 restore_hp
 finish
