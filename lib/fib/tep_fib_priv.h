@@ -6,7 +6,28 @@
 
 /* What tep_fib.c and tep_nhg.c share; not for lib/fib's users. */
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "tep_fib.h"
+
+/* Every refusal in lib/fib says what was wrong: the message into err (if
+ * any), the code returned. */
+static inline int fail(char *err, size_t errlen, int code, const char *fmt,
+		       ...) __attribute__((format(printf, 4, 5)));
+
+static inline int
+fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
 
 /* A reference to next hop nh's slot, made if need be: its index, or
  * TEP_NH_NONE when the table is full (or nh names a missing group). */

@@ -30,6 +30,12 @@
 # NO_REF=1 skips testpmd, OVS_VSWITCHD (the DPDK-enabled ovs-vswitchd),
 # CPU_LOCK (default /tmp/tepd-cpu.lock: every run that polls a core holds
 # it; set it empty if you already hold it, e.g. under flock yourself).
+# FLOWS (512): the number of flows in the pcaps. TABLE=internet: their
+# destinations as bench_pipeline.sh's TABLE=internet makes them
+# (gen_routes.py ROUTES, default 1 000 000: the same pcaps); OVS itself
+# holds no such table (one OpenFlow rule a bridge). REMOTES=K (decap): the
+# flows from K far VTEPs, as bench_pipeline.sh's; vx0 then takes any
+# remote (options:remote_ip=flow).
 # Needs root: installs openvswitch-switch-dpdk if missing (and stops the
 # system OVS it starts), runs a private ovsdb-server and ovs-vswitchd in a
 # network namespace of its own, removed on exit. Not part of CI; prints a
@@ -45,6 +51,10 @@ SAMPLES=${SAMPLES:-3}
 VSWITCHD=${OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 SCHEMA=/usr/share/openvswitch/vswitch.ovsschema
 CPU_LOCK=${CPU_LOCK-/tmp/tepd-cpu.lock}
+FLOWS=${FLOWS:-512}
+TABLE=${TABLE:-seq}
+REMOTES=${REMOTES:-1}
+export PCAP_PKTS=$FLOWS
 NS=ovsb$$
 # br-phy's MAC: the decap frames are addressed to it
 PHY_MAC=02:00:00:00:00:01
@@ -189,6 +199,8 @@ ovs_start() {	# DIR PCAP MODE SIZE: a private OVS, configured, forwarding
 	# on: OVS sums the outer UDP checksum (over IPv4 it sends none
 	# by default)
 	[ "$mode" = on ] && csum=(options:csum=true)
+	local remote=198.51.100.2
+	[ "$mode" = decap ] && [ "$REMOTES" -gt 1 ] && remote=flow
 	# fail_mode=secure: no NORMAL flow, so that nothing floods to the
 	# bridges' taps before our flows are in.
 	vsctl --no-wait \
@@ -197,7 +209,7 @@ ovs_start() {	# DIR PCAP MODE SIZE: a private OVS, configured, forwarding
 		-- add-br br-phy -- set Bridge br-phy datapath_type=netdev \
 			fail_mode=secure other_config:hwaddr="\"$PHY_MAC\"" \
 		-- add-port br-int vx0 -- set Interface vx0 type=vxlan \
-			ofport_request=2 options:remote_ip=198.51.100.2 \
+			ofport_request=2 options:remote_ip="$remote" \
 			options:local_ip=198.51.100.1 options:key=42 "${csum[@]}"
 	# encap: tenant frames into br-int, the tunnel's out of br-phy;
 	# decap: VXLAN into br-phy (the underlay), the inner frames out of
@@ -304,25 +316,30 @@ ovs_mpps() {	# PCAP MODE SIZE
 }
 
 echo "# OVS-DPDK ($("$VSWITCHD" --version | awk 'NR == 1 { print $NF }'), $("$VSWITCHD" --version | sed -n 's/^DPDK //p' | sed 's/^/DPDK /')):" \
-	"net_pcap (infinite_rx, 512 flows) -> br-int -> vxlan -> br-phy -> net_null"
+	"net_pcap (infinite_rx, $FLOWS flows) -> br-int -> vxlan -> br-phy -> net_null"
 echo "# 1 PMD thread (core 1); median of $SAMPLES x ${DUR}s; cyc/pkt: OVS's processing cycles per packet"
 echo "# machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 printf '%-7s %-4s %5s %-5s %9s %12s %9s %12s\n' type fam bytes csum ovs_Mpps \
 	testpmd_Mpps fraction "ovs_cyc/pkt"
 DEAD=
+DSTS=
+if [ "$TABLE" = internet ]; then
+	$PY "$HERE/gen_routes.py" "${ROUTES:-1000000}" "$WORK/mix.txt" "$WORK/dsts" "$FLOWS"
+	DSTS="--dst-file $WORK/dsts"
+fi
 for size in $SIZES; do
 	ref='' refvx=''
 	case " $MODES " in *" decap "*)
 		# gen_traffic.py makes the smallest VXLAN frame it can
 		# (92 bytes) for size 64
-		$PY "$HERE/gen_traffic.py" --vxlan "$size" "$WORK/v$size.pcap" \
-			512 "$PHY_MAC"
+		$PY "$HERE/gen_traffic.py" --vxlan --remotes "$REMOTES" $DSTS \
+			"$size" "$WORK/v$size.pcap" "$FLOWS" "$PHY_MAC"
 		cpu_lock
 		refvx=$(testpmd_mpps "$WORK/v$size.pcap" "$size")
 		cpu_unlock ;;
 	esac
 	case " $MODES " in *" off "*|*" on "*)
-		$PY "$HERE/gen_traffic.py" "$size" "$WORK/p$size.pcap"
+		$PY "$HERE/gen_traffic.py" $DSTS "$size" "$WORK/p$size.pcap" "$FLOWS"
 		cpu_lock
 		ref=$(testpmd_mpps "$WORK/p$size.pcap" "$size")
 		cpu_unlock ;;
