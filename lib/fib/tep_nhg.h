@@ -106,22 +106,28 @@ tep_nh_is_up(const struct tep_rib *r, uint32_t nh)
 	return nh <= TEP_NH_MAX && r->nh_down[nh] == 0;
 }
 
+/* Datapath: group g's member for flow hash `hash` (TEP_NH_NONE if none
+ * is up). */
+static inline uint32_t
+tep_nhg_pick(const struct tep_nhg *g, uint32_t hash)
+{
+	return __atomic_load_n(&g->bkt[hash & (TEP_NHG_BUCKETS - 1)],
+			       __ATOMIC_RELAXED);
+}
+
 /*
  * Datapath: the plain next hop a packet of flow hash `hash` takes for the
  * next-hop index the FIB gave: nh itself unless it names a group, then
- * the group's member for that hash (TEP_NH_NONE if none is up). Under an
- * RCU read side (a worker between two quiescent states).
+ * the group's member for that hash. Under an RCU read side (a worker
+ * between two quiescent states).
  */
 static inline uint32_t
 tep_nh_resolve(const struct tep_rib *r, uint32_t nh, uint32_t hash)
 {
-	const struct tep_nhg *g;
-
 	if (likely(r->nh[nh].type != TEP_NHT_GROUP))
 		return nh;
-	g = __atomic_load_n(&r->nhg[r->nh[nh].tunnel], __ATOMIC_ACQUIRE);
-	return __atomic_load_n(&g->bkt[hash & (TEP_NHG_BUCKETS - 1)],
-			       __ATOMIC_RELAXED);
+	return tep_nhg_pick(__atomic_load_n(&r->nhg[r->nh[nh].tunnel],
+					    __ATOMIC_ACQUIRE), hash);
 }
 
 /* The same for a burst, in place on what rte_fib*_lookup_bulk() gave. */

@@ -162,8 +162,7 @@ member_egress(struct worker *w, const struct tep_tunnel *t, struct rte_mbuf *m,
 		w->egress[t->id].gen = 0;
 		return egress_fill(w, t, m, TEP_NH_NONE, me);
 	}
-	return egress_fill(w, t, m, __atomic_load_n(
-		&g->bkt[h & (TEP_NHG_BUCKETS - 1)], __ATOMIC_RELAXED), me);
+	return egress_fill(w, t, m, tep_nhg_pick(g, h), me);
 }
 
 /* The smallest MTU of a multipath egress's member ports: a flow's packets
