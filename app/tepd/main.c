@@ -419,13 +419,17 @@ main(int argc, char **argv)
 	struct tep_err cerr;
 	char err[512], rundir[PATH_MAX];
 	unsigned int lc, i = 0;
-	bool done;
+	bool done, no_huge = false;
 	int ret;
 
+	for (i = 1; i < (unsigned int)argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--no-huge") == 0)
+			no_huge = true;
+	i = 0;
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "tepd: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
+		tep_eal_failure(rte_errno, no_huge, err, sizeof(err));
+		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}
 	argc -= ret;

@@ -3,6 +3,8 @@
 # Copyright (c) 2026 The tepd authors
 #
 # What stops tepd at start, or refuses a VRF, must say what and why:
+# - no hugepages EAL can use (DPDK says "Permission denied"): what is
+#   reserved, free and mounted, and what to do;
 # - `-a ADDR` for a PCI device EAL did not take: no such address, bound
 #   to no driver, bound to a kernel driver (with the command to run);
 # - `-H IFNAME` naming an interface that exists, or not a plain name;
@@ -52,6 +54,20 @@ if [ "$RC" = 1 ] && grep -qxF "$want" "$WORK/vdev.log"; then
 	ok "a --vdev that fails to probe stops tepd: $(tail -n 1 "$WORK/vdev.log")"
 else
 	fail "--vdev that fails to probe: exit $RC: $(tail -n 3 "$WORK/vdev.log")"
+fi
+
+# ---- no hugepages -------------------------------------------------------------
+# Without --no-huge, a --huge-dir that is no hugetlbfs mount is what EAL
+# sees when none is mounted: DPDK 22.11 says only "Permission denied".
+mkdir -p "$WORK/nohuge"
+ip netns exec "$DP" "$TEPD" -l 0-1 --huge-dir "$WORK/nohuge" --no-pci \
+	--file-prefix "tep${TAG}nohuge" --vdev=net_null0 -- \
+	-s "$WORK/nohuge.sock" -f "$WORK/empty.conf" >"$WORK/nohuge.log" 2>&1 &&
+	RC=0 || RC=$?
+if [ "$RC" = 1 ] && grep -q "^tepd: EAL init failed: no hugepages it can use: .* hugetlbfs mounted at: .*--huge-dir must be one of those.*--no-huge" "$WORK/nohuge.log"; then
+	ok "no usable hugepages: $(tail -n 1 "$WORK/nohuge.log" | cut -c1-120)..."
+else
+	fail "no usable hugepages: exit $RC: $(tail -n 2 "$WORK/nohuge.log")"
 fi
 
 # ---- -a: a PCI device EAL did not take --------------------------------------

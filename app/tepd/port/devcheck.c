@@ -11,6 +11,7 @@
  * for must be there; one that is not stops tepd at start.
  */
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
+#include <rte_errno.h>
 
 #include "tepd.h"
 #include "port.h"
@@ -162,4 +164,77 @@ tep_pci_check(char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* Reserved and free hugepages of the default size, from /proc/meminfo;
+ * and the hugetlbfs mounts, from /proc/mounts (a space-separated list). */
+static void
+hugepage_state(unsigned long *total, unsigned long *nfree, unsigned long *kib,
+	       char *mounts, size_t mlen)
+{
+	char line[512], dev[128], dir[256], type[64];
+	size_t used = 0;
+	FILE *f;
+
+	*total = *nfree = *kib = 0;
+	mounts[0] = '\0';
+	f = fopen("/proc/meminfo", "r");
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			sscanf(line, "HugePages_Total: %lu", total);
+			sscanf(line, "HugePages_Free: %lu", nfree);
+			sscanf(line, "Hugepagesize: %lu", kib);
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/mounts", "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		int n;
+
+		if (sscanf(line, "%127s %255s %63s", dev, dir, type) != 3 ||
+		    strcmp(type, "hugetlbfs") != 0)
+			continue;
+		n = snprintf(mounts + used, mlen - used, "%s%s",
+			     used != 0 ? " " : "", dir);
+		if (n < 0 || (size_t)n >= mlen - used)
+			break;
+		used += (size_t)n;
+	}
+	fclose(f);
+}
+
+void
+tep_eal_failure(int e, bool no_huge, char *err, size_t errlen)
+{
+	unsigned long total, nfree, kib;
+	char mounts[256];
+
+	hugepage_state(&total, &nfree, &kib, mounts, sizeof(mounts));
+	/* 22.11: EACCES is "Cannot get hugepage information" (none
+	 * reserved, no hugetlbfs mounted, or --huge-dir not one) */
+	if (!no_huge && (e == EACCES || (e == ENOMEM &&
+	    (total == 0 || nfree == 0 || mounts[0] == '\0')))) {
+		snprintf(err, errlen, "EAL init failed: no hugepages it can "
+			 "use: %lu hugepages of %lu kB reserved, %lu free, "
+			 "hugetlbfs "
+			 "mounted at: %s (--huge-dir must be one of those). "
+			 "Reserve and mount them (echo 1024 > "
+			 "/proc/sys/vm/nr_hugepages; mount -t hugetlbfs nodev "
+			 "/dev/hugepages; docs/real-nic.md), or give --no-huge "
+			 "(vdevs only: a PCI device needs hugepages)", total,
+			 kib, nfree, mounts[0] != '\0' ? mounts : "none");
+		return;
+	}
+	if (!no_huge && e == ENOMEM) {
+		snprintf(err, errlen, "EAL init failed: not enough hugepage "
+			 "memory for -m/--socket-mem: %lu hugepages of %lu "
+			 "kB free; "
+			 "reserve more (/proc/sys/vm/nr_hugepages) or ask "
+			 "for less", nfree, kib);
+		return;
+	}
+	snprintf(err, errlen, "EAL init failed: %s (see the EAL messages "
+		 "above)", rte_strerror(e));
 }
