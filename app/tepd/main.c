@@ -391,6 +391,21 @@ remove_eal_leftovers(const char *rundir)
 	rmdir(rundir);
 }
 
+/* A start that fails once the EAL is up (bad option, config line, port,
+ * socket): the runtime directory and hugepage files go as at a clean
+ * stop, so that nothing is left for the next start to find. (A failed
+ * rte_eal_init() removes nothing: the prefix may be a running tepd's.) */
+static int
+start_failed(int code)
+{
+	char rundir[PATH_MAX];
+
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	remove_eal_leftovers(rundir);
+	return code;
+}
+
 /* The control thread's loop, until SIGINT or SIGTERM. */
 static void
 control_loop(void)
@@ -438,11 +453,11 @@ main(int argc, char **argv)
 	if (tep_vdevs_check(err, sizeof(err)) != 0 ||
 	    tep_pci_check(err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
-		return 1;
+		return start_failed(1);
 	}
 	ret = parse_options(argc, argv, &o, &done);
 	if (ret != 0 || done)
-		return ret;
+		return start_failed(ret);
 
 	RTE_LCORE_FOREACH_WORKER(lc) {
 		if (i == TEP_MAX_WORKERS)
@@ -453,7 +468,7 @@ main(int argc, char **argv)
 	if (tep.nb_workers == 0) {
 		fprintf(stderr, "tepd: needs at least one worker lcore besides "
 			"the main one (e.g. -l 0-1)\n");
-		return 1;
+		return start_failed(1);
 	}
 	if (setup_memory(o.routes, o.vrf_hosts ? TEP_VRF_MAX :
 			 o.underlay_host != NULL ? 1 : 0, err,
@@ -464,7 +479,7 @@ main(int argc, char **argv)
 	     tep_vrfhost_create_default(o.underlay_host, err,
 					sizeof(err)) != 0)) {
 		fprintf(stderr, "tepd: %s\n", err);
-		return 1;
+		return start_failed(1);
 	}
 	/* Lets dpdk-dumpcap/dpdk-pdump (secondary processes) capture. */
 	if (rte_pdump_init() != 0)
@@ -476,14 +491,14 @@ main(int argc, char **argv)
 	ctx = tep_ctl_ctx_new(NULL);
 	if (table == NULL || ctx == NULL) {
 		fprintf(stderr, "tepd: out of memory\n");
-		return 1;
+		return start_failed(1);
 	}
 	if (o.config != NULL) {
 		tep_err_clear(&cerr);
 		if (tep_ctl_load_file(table, ctx, o.config, &cerr) != 0) {
 			/* file:line: message. Refuse to run half-configured. */
 			fprintf(stderr, "tepd: %s\n", cerr.msg);
-			return 1;
+			return start_failed(1);
 		}
 	}
 	o.sc.path = o.sock;
@@ -492,12 +507,12 @@ main(int argc, char **argv)
 	ctl_server = tep_ctl_server_new(&o.sc, &cerr);
 	if (ctl_server == NULL) {
 		fprintf(stderr, "tepd: control socket: %s\n", cerr.msg);
-		return 1;
+		return start_failed(1);
 	}
 	if (o.metrics != NULL &&
 	    tep_metrics_start(o.metrics, ctl_server, err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
-		return 1;
+		return start_failed(1);
 	}
 
 	/* After the config: FPM routes name VRFs by table, which the
@@ -505,7 +520,7 @@ main(int argc, char **argv)
 	if (o.fpm_listen != NULL &&
 	    tep_fpm_start(o.fpm_listen, err, sizeof(err)) != 0) {
 		fprintf(stderr, "tepd: %s\n", err);
-		return 1;
+		return start_failed(1);
 	}
 
 	signal(SIGINT, on_signal);

@@ -15,7 +15,9 @@
 #   that does not fit named with its numbers;
 # - VRFs added until the DPDK heap (--no-huge -m 512) cannot hold the next
 #   one's FIBs: "out of hugepage memory for VRF NAME's FIB: N MiB needed",
-#   from tepctl and from a configuration file, not "Invalid argument".
+#   from tepctl and from a configuration file, not "Invalid argument";
+# - none of the starts that failed after the EAL came up leaves its
+#   runtime directory (/var/run/dpdk/PREFIX) behind.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -143,6 +145,8 @@ else
 fi
 "$TEPCTL" -s "$WORK/mem2.sock" vrf list | grep -q "^v1 " &&
 	ok "the VRFs that fit are still there" || fail "vrf list after the failure"
+kill "${TEPD_PIDS[-1]}"	# a clean stop: its runtime directory goes too
+wait "${TEPD_PIDS[-1]}" 2>/dev/null || true
 
 # the same from a configuration file: tepd stops at that line
 for i in $(seq 1 20); do echo "vrf add v$i"; done >"$WORK/vrfs.conf"
@@ -186,4 +190,15 @@ elif grep -q "mbuf pool: [0-9]* mbufs of [0-9]* bytes ([0-9]* MiB) for 2 port(s)
 else
 	fail "no clear error for a pool that does not fit: $(tail -2 "$WORK/pool2.log")"
 fi
+# A start that failed after the EAL came up leaves no runtime directory
+# (the one that failed in the EAL itself may: its prefix could be a
+# running tepd's, and tepd does not touch it).
+left=$(cd /var/run/dpdk 2>/dev/null && ls -d "tep${TAG}"* 2>/dev/null |
+	grep -v "^tep${TAG}nohuge$" | tr '\n' ' ' || true)
+if [ -z "$left" ]; then
+	ok "failed starts left no runtime directory in /var/run/dpdk"
+else
+	fail "failed starts left runtime directories: $left"
+fi
+rm -rf /var/run/dpdk/"tep${TAG}nohuge"
 finish
