@@ -46,6 +46,30 @@ say() { printf '    %s\n' "$*"; }
 fail() { printf 'FAIL: %s\n' "$*"; FAILS=$((FAILS + 1)); }
 ok() { printf 'ok: %s\n' "$*"; }
 
+# hugepages_reserve N: at least N free 2 MiB hugepages (more reserved if
+# others use some) and hugetlbfs mounted at /dev/hugepages, or 1 (the
+# count left as it was). The count is put back at exit (tep_cleanup), once
+# tepd has stopped.
+HP_BEFORE=
+hugepages_free() { awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo; }
+hugepages_reserve() {
+	local free
+	[ -n "$HP_BEFORE" ] || HP_BEFORE=$(cat /proc/sys/vm/nr_hugepages)
+	free=$(hugepages_free)
+	[ "$free" -ge "$1" ] || echo $(($(cat /proc/sys/vm/nr_hugepages) + $1 - free)) \
+		>/proc/sys/vm/nr_hugepages
+	mkdir -p /dev/hugepages
+	mountpoint -q /dev/hugepages || mount -t hugetlbfs nodev /dev/hugepages
+	if [ "$(hugepages_free)" -lt "$1" ]; then
+		hugepages_restore
+		return 1
+	fi
+}
+hugepages_restore() {
+	[ -z "$HP_BEFORE" ] ||
+		echo "$HP_BEFORE" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+}
+
 tep_cleanup() {
 	local pid ns
 	for pid in "${TEPD_PIDS[@]}"; do
@@ -72,6 +96,7 @@ tep_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
+	hugepages_restore
 	if [ -n "${KEEP_WORK:-}" ]; then
 		echo "work dir kept: $WORK"
 	else

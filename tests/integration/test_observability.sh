@@ -9,15 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-hp_before=$(cat /proc/sys/vm/nr_hugepages)
-restore_hp() { echo "$hp_before" >/proc/sys/vm/nr_hugepages 2>/dev/null || true; }
-if [ "$hp_before" -lt 256 ]; then
-	echo 256 >/proc/sys/vm/nr_hugepages
-fi
-mkdir -p /dev/hugepages
-mountpoint -q /dev/hugepages || mount -t hugetlbfs nodev /dev/hugepages
-if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt 256 ]; then
-	restore_hp
+if ! hugepages_reserve 256; then
 	echo "skipped: cannot reserve 256 hugepages"
 	exit 77
 fi
@@ -58,5 +50,4 @@ rx=$(echo "/tepd/ports,0" | dpdk-telemetry.py -f "$PREFIX" 2>/dev/null |
 
 tep_cleanup
 trap - EXIT
-restore_hp
 finish
