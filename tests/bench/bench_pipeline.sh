@@ -14,6 +14,7 @@
 # checksums go out as seeds, docs/lco.md), or decap: VXLAN/IPv4
 # from the far VTEP decapsulated and forwarded (the smallest such frame
 # is 92 bytes: size 64 gives that).
+# With BUILD a sanitizer build, a report in tepd's log fails the run.
 # Env: BUILD (build dir), ROUTES (default 100000), SECONDS_PER_SAMPLE (2),
 # SAMPLES (3); HUGE=1 (below); NO_REF=1 skips testpmd; PERF=DIR profiles the worker core with perf record.
 # GATEWAYS=K (decap): the /32 routes spread over K gateways, one per route
@@ -221,6 +222,12 @@ if bad:
     sys.exit(1)' "$mode" >&2 || echo "$type/ipv$fam/$size/$mode" >>"$WORK/badstages"
 	fi
 	kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+	# a sanitizer build (BUILD=an ASan/UBSan build) reports into the log
+	if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" \
+		"$WORK/tepd.log"; then
+		grep -A20 -m3 "ERROR: \|runtime error:" "$WORK/tepd.log" >&2
+		echo "$type/ipv$fam/$size/$mode" >>"$WORK/sanitizer"
+	fi
 	printf '%s %.1f\n' "$(printf '%s\n' "${samples[@]}" | median |
 		awk '{ printf "%.2f", $1 / 1e6 }')" "$(echo "$t1 - $t0" | awk '{print $1 - $3}')"
 }
@@ -279,6 +286,11 @@ for size in $SIZES; do
 done
 if [ -n "${DEAD:-}" ]; then
 	echo "bench_pipeline: tepd forwarded nothing in:$DEAD" >&2
+	exit 1
+fi
+if [ -s "$WORK/sanitizer" ]; then
+	echo "bench_pipeline: sanitizer reports in:" \
+		"$(tr '\n' ' ' <"$WORK/sanitizer")" >&2
 	exit 1
 fi
 if [ -s "$WORK/badstages" ]; then
