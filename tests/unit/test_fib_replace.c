@@ -26,6 +26,7 @@
 #include <rte_malloc.h>
 
 #include "tep_fib.h"
+#include "tep_test_eal.h"
 
 static struct tep_rib *rib;
 
@@ -521,12 +522,6 @@ test_tbl24_prefetch_target(void **state)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = { argv[0], (char *)(uintptr_t)"--no-huge",
-			(char *)(uintptr_t)"-m", (char *)(uintptr_t)"1024",
-			(char *)(uintptr_t)"--no-pci",
-			(char *)(uintptr_t)"--no-shconf",
-			(char *)(uintptr_t)"--log-level=lib.eal:error",
-			(char *)(uintptr_t)"-l", (char *)(uintptr_t)"0" };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replace_v4),
 		cmocka_unit_test(test_replace_v6),
@@ -537,7 +532,7 @@ main(int argc, char **argv)
 	};
 
 	(void)argc;
-	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0)
+	if (tep_test_eal_init(argv[0]) < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
