@@ -238,8 +238,10 @@ struct tep_encap_params {
 };
 
 /* Precomputed outer headers; per packet only lengths, IDs and sums change. */
+/* The scalars first and hdr after them: encapsulation reads the scalars
+ * and the first len bytes of hdr, which then share one or two cache
+ * lines (a burst into many tunnels touches each tunnel's). */
 struct tep_encap_tmpl {
-	uint8_t hdr[TEP_ENCAP_HDR_MAX];
 	uint16_t len;		/* bytes of hdr used */
 	uint16_t l2_len;	/* outer Ethernet (+VLAN) */
 	uint16_t l3_len;	/* outer IPv4 (20) or IPv6 (40) */
@@ -260,6 +262,7 @@ struct tep_encap_tmpl {
 	uint32_t lco_base;	/* sum of the template from the outer L4
 				 * header on, per-packet fields 0 */
 	uint8_t lco_fast;	/* tunnel header constant: lco_base holds */
+	uint8_t hdr[TEP_ENCAP_HDR_MAX];
 };
 
 /*

@@ -27,21 +27,24 @@
 
 /* ---- tunnels ------------------------------------------------------------ */
 
+/* What encapsulation reads of a tunnel for each packet comes first, so
+ * that it spans two cache lines (this block and the template's scalars,
+ * then the template's first bytes); the rest after it. */
 struct tep_tunnel {
-	char name[TEP_NAME_MAX];
 	uint32_t id;
 	uint16_t vrf;
 	uint16_t dport;
-	struct tep_encap_params p;
-	uint8_t geneve_opts[TEP_GENEVE_OPT_MAX];
-	struct tep_encap_tmpl tmpl;
 	struct rte_ether_addr inner_dmac;	/* the remote router's MAC */
 	struct rte_ether_addr inner_smac;	/* ours, on the overlay */
 	uint16_t overhead;			/* bytes added by encap */
+	uint8_t csum_asked;			/* csum mode as configured */
 	/* Sum of the inner Ethernet header encap writes, for an IPv4 [0]
 	 * and an IPv6 [1] packet (tep_encap_pkt.inner_pre_sum). */
 	uint32_t inner_eth_sum[2];
-	uint8_t csum_asked;			/* csum mode as configured */
+	struct tep_encap_tmpl tmpl;
+	struct tep_encap_params p;
+	uint8_t geneve_opts[TEP_GENEVE_OPT_MAX];
+	char name[TEP_NAME_MAX];
 };
 
 /* Decapsulation key: which tunnel a packet from the underlay belongs to. */
