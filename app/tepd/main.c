@@ -252,10 +252,6 @@ setup_memory(uint32_t routes, unsigned int host_ports, char *err,
 	}
 	if (tep_rib_init(&tep_rib, &rc, tep.rcu, err, errlen) != 0)
 		return -1;
-	if (!tep_fib4_layout_known)
-		RTE_LOG(WARNING, USER1, "rte_fib's IPv4 table is not laid "
-			"out as in DPDK 22.11: its entries are not prefetched "
-			"(lookups in large tables are slower)\n");
 	if (tep_neigh_init(err, errlen) != 0 ||
 	    tep_tunnels_init(err, errlen) != 0)
 		return -1;

@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include <rte_errno.h>
-#include <rte_ip.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
@@ -38,44 +37,6 @@ void
 tep_fib_rcu_wait(struct tep_rib *r)
 {
 	rcu_wait(r);
-}
-
-bool tep_fib4_layout_known;
-
-/*
- * tep_fib4_tbl24() (tep_fib.h) reads DPDK's private DIR24_8 layout: tbl24
- * one cache line into the table's dp, 2-byte entries holding the next
- * hop shifted left by one (bit 0: "see tbl8"). A small table with a
- * default and one /8 is made once and read there; only if both read back
- * is the layout used. Otherwise the workers do not prefetch, which costs
- * speed only: a prefetch of a wrong address is a wasted one.
- */
-static void
-fib4_layout_check(int socket_id)
-{
-	struct rte_fib_conf c = { 0 };
-	const uint16_t *tbl24;
-	struct rte_fib *f;
-
-	if (tep_fib4_layout_known)
-		return;
-	c.type = RTE_FIB_DIR24_8;
-	c.default_nh = 0x1234;
-	c.max_routes = 4;
-	c.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
-	c.dir24_8.num_tbl8 = 1;
-	f = rte_fib_create("tep4_layout", socket_id, &c);
-	if (f == NULL)
-		return;
-	if (rte_fib_add(f, RTE_IPV4(10, 0, 0, 0), 8, 0x2345) == 0) {
-		tbl24 = (const uint16_t *)((const uint8_t *)rte_fib_get_dp(f) +
-					   RTE_CACHE_LINE_SIZE);
-		tep_fib4_layout_known =
-			tbl24[0] == 0x1234 << 1 &&
-			tbl24[(1 << 24) - 1] == 0x1234 << 1 &&
-			tbl24[RTE_IPV4(10, 1, 2, 3) >> 8] == 0x2345 << 1;
-	}
-	rte_fib_free(f);
 }
 
 int
@@ -109,7 +70,6 @@ tep_rib_init(struct tep_rib *r, const struct tep_rib_conf *conf,
 	if (r->nh_index == NULL)
 		return fail(err, errlen, ENOMEM, "next-hop index: %s",
 			    rte_strerror(rte_errno));
-	fib4_layout_check(conf->socket_id);
 	return tep_vrf_add(r, "default", 0, err, errlen);
 }
 

@@ -26,7 +26,6 @@
 
 #include <rte_fib.h>
 #include <rte_fib6.h>
-#include <rte_prefetch.h>
 #include <rte_rcu_qsbr.h>
 
 #define TEP_VRF_MAX		64
@@ -107,30 +106,6 @@ struct tep_vrf {
 };
 
 struct tep_rib;
-
-/*
- * The IPv4 table's first-level entry that a lookup of addr (host order)
- * reads: a worker prefetches it a stage before rte_fib_lookup_bulk(), so
- * that the misses of a burst's random destinations overlap with other
- * work instead of stalling the lookup. NULL when DPDK's private layout
- * is not the one checked at tep_rib_init() (then nothing is prefetched).
- */
-extern bool tep_fib4_layout_known;
-
-static inline const uint16_t *
-tep_fib4_tbl24(struct rte_fib *fib)
-{
-	if (!tep_fib4_layout_known)
-		return NULL;
-	return (const uint16_t *)((const uint8_t *)rte_fib_get_dp(fib) +
-				  RTE_CACHE_LINE_SIZE);
-}
-
-static inline void
-tep_fib4_prefetch(const uint16_t *tbl24, uint32_t addr)
-{
-	rte_prefetch0(&tbl24[addr >> 8]);
-}
 
 struct tep_rib_conf {
 	uint32_t max_routes4;	/* per VRF */

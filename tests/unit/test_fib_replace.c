@@ -21,7 +21,6 @@
 #include <cmocka.h>
 
 #include <rte_eal.h>
-#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
@@ -489,36 +488,6 @@ test_rebuild_bound(void **state)
 	assert_int_equal(tep_vrf_del(r2, id, err, sizeof(err)), 0);
 }
 
-/* The entry tep_fib4_tbl24() points a prefetch at is the one a lookup
- * reads: next hop << 1 for a /24 or shorter, the "see tbl8" bit for a
- * longer one. If DPDK's layout changed, the check at init says so. */
-static void
-test_tbl24_prefetch_target(void **state)
-{
-	uint8_t p[4] = { 203, 0, 113, 0 }, h[4] = { 198, 18, 7, 9 };
-	struct tep_nh bh = { .type = TEP_NHT_BLACKHOLE };
-	const uint16_t *tbl24;
-	uint64_t nh;
-	uint32_t a = RTE_IPV4(203, 0, 113, 77), b = RTE_IPV4(198, 18, 7, 9);
-	char err[256];
-
-	(void)state;
-	assert_true(tep_fib4_layout_known);
-	assert_int_equal(tep_route_add(rib, 0, 4, p, 24, &bh, err,
-				       sizeof(err)), 0);
-	assert_int_equal(tep_route_add(rib, 0, 4, h, 32, &bh, err,
-				       sizeof(err)), 0);
-	tbl24 = tep_fib4_tbl24(rib->vrf[0]->fib4);
-	assert_non_null(tbl24);
-	rte_fib_lookup_bulk(rib->vrf[0]->fib4, &a, &nh, 1);
-	assert_int_not_equal(nh, TEP_NH_NONE);
-	assert_int_equal(tbl24[a >> 8], nh << 1);
-	assert_int_equal(tbl24[b >> 8] & 1, 1);	/* /32: extended */
-	assert_int_equal(tbl24[RTE_IPV4(192, 0, 2, 1) >> 8], TEP_NH_NONE);
-	assert_int_equal(tep_route_del(rib, 0, 4, p, 24, err, sizeof(err)), 0);
-	assert_int_equal(tep_route_del(rib, 0, 4, h, 32, err, sizeof(err)), 0);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -528,7 +497,6 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_nh_adj),
 		cmocka_unit_test(test_walk_range),
 		cmocka_unit_test(test_rebuild_bound),
-		cmocka_unit_test(test_tbl24_prefetch_target),
 	};
 
 	(void)argc;

@@ -198,19 +198,6 @@ mac_load(const uint8_t *p)
 #endif
 }
 
-/* The first-level IPv4 table of VRF vrf, for tep_fib4_prefetch(): NULL
- * if none (no VRF, or DPDK's layout not the one tepd knows). */
-static inline const uint16_t *
-dp_fib4_tbl24(uint16_t vrf)
-{
-	const struct tep_vrf *v = __atomic_load_n(&tep_rib.vrf[vrf],
-						  __ATOMIC_ACQUIRE);
-
-	if (v == NULL)
-		return NULL;
-	return tep_fib4_tbl24(__atomic_load_n(&v->fib4, __ATOMIC_ACQUIRE));
-}
-
 /* Are two IPv4 (family 4) or IPv6 addresses equal? Fixed-size loads: a
  * memcmp() of a length known only at run time is a library call. */
 static inline bool

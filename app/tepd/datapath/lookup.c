@@ -263,25 +263,13 @@ dp_route(struct worker *w, struct rte_mbuf **pkts, const struct dp_meta *md,
 	}
 
 	if (nagain > 0) {
-		uint16_t k = 0, tbl_vrf = TEP_VRF_MAX;
-		const uint16_t *tbl24 = NULL;
+		uint16_t k = 0;
 
 		/* Decapsulated: classify the inner packet, route it in its
 		 * tunnel's VRF (and never decapsulate it again). */
 		for (i = 0; i < nagain; i++) {
 			w->vrf = amd.vrf[i];
 			if (dp_classify(w, again[i], true, &amd.l3[k]) != 0) {
-				/* its FIB line, as at RX */
-				if (amd.l3[k].family == 4) {
-					if (amd.vrf[i] != tbl_vrf) {
-						tbl_vrf = amd.vrf[i];
-						tbl24 = dp_fib4_tbl24(tbl_vrf);
-					}
-					if (tbl24 != NULL)
-						tep_fib4_prefetch(tbl24,
-							tep_rd32(rte_pktmbuf_mtod_offset(
-							again[i], uint8_t *, 30)));
-				}
 				amd.vrf[k] = amd.vrf[i];
 				amd.tun[k] = amd.tun[i];
 				again[k++] = again[i];

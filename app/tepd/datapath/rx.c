@@ -29,7 +29,6 @@ dp_rx_port(struct worker *w, uint16_t port)
 	uint16_t n, i, k = 0;
 	struct dp_meta md;
 	uint64_t t0, rx_bytes = 0, csum_pending = 0;
-	const uint16_t *tbl24;
 
 	n = rte_eth_rx_burst(port, (uint16_t)w->idx, pkts, w->rx_burst);
 	if (n == 0)
@@ -39,7 +38,6 @@ dp_rx_port(struct worker *w, uint16_t port)
 	w->cnt->burst_hist[tep_burst_bucket(n)]++;
 	w->cnt->port[port].rx += n;
 	w->vrf = p->vrf;
-	tbl24 = dp_fib4_tbl24(p->vrf);
 	for (i = 0; i < n && i < RX_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
@@ -73,14 +71,6 @@ dp_rx_port(struct worker *w, uint16_t port)
 			continue;
 		}
 		if (classify(w, m, false, &md.l3[k]) != 0) {
-			/* The FIB line its lookup will read, fetched while
-			 * the rest of the burst is classified: random
-			 * destinations over a large table miss the cache. */
-			if (md.l3[k].family == 4 && tbl24 != NULL &&
-			    w->vrf == p->vrf)
-				tep_fib4_prefetch(tbl24, tep_rd32(
-					rte_pktmbuf_mtod_offset(m, uint8_t *,
-								14 + 16)));
 			md.vrf[k] = w->vrf;
 			md.tun[k] = TEP_NO_TUNNEL;
 			pkts[k++] = m;
