@@ -11,7 +11,6 @@
 
 #include <rte_fib.h>
 #include <rte_fib6.h>
-#include <rte_prefetch.h>
 
 #include "tep_chain.h"
 #include "tep_csum_mbuf.h"
@@ -591,21 +590,6 @@ dp_encap_mixed(struct worker *w, struct rte_mbuf **pkts,
 	uint16_t i, k = 0, nout = 0, oport = 0, cport = tep_cnt_port_of(pkts[0]);
 	uint64_t ol_or = 0, sent = 0;
 
-	/* Each packet's tunnel (two cache lines), egress entry and counters:
-	 * with many tunnels they fall out of L1 between two packets of one
-	 * tunnel, so they are all asked for before the first is used. */
-	for (i = 0; i < n; i++) {
-		uint32_t id = tep_rib.nh[nhs[i]].tunnel;
-		const uint8_t *t = (const uint8_t *)__atomic_load_n(
-			&tep_tunnels[id], __ATOMIC_RELAXED);
-
-		if (t != NULL) {
-			rte_prefetch0(t);
-			rte_prefetch0(t + RTE_CACHE_LINE_SIZE);
-		}
-		rte_prefetch0(&w->egress[id]);
-		rte_prefetch0(&w->cnt->tun[id]);
-	}
 	for (i = 0; i < n; i++) {
 		const struct tep_nh *nh = &tep_rib.nh[nhs[i]];
 		const struct tep_tunnel *t =
