@@ -191,7 +191,7 @@ ovs_start() {	# DIR PCAP MODE SIZE: a private OVS, configured, forwarding
 	# drops frames over its MTU on transmit); both ports get the same
 	# MTU so that they share one mempool. Frames over 2 KB must fit in
 	# one mbuf for net_pcap's infinite_rx.
-	[ "$size" -gt $((mtu - 64)) ] && mtu=$((size + 64))
+	[ "$size" != imix ] && [ "$size" -gt $((mtu - 64)) ] && mtu=$((size + 64))
 	vsctl --no-wait init
 	vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
 		other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x2 \
