@@ -15,11 +15,14 @@
 #
 #   pci_guest_boot ACC UND GUEST-CMD    start QEMU in the background:
 #       ACC, UND: e1000, e1000e or virtio (virtio-net-pci), the models of
-#       0000:00:03.0 (access, host tap $PG_TAP_ACC) and 0000:00:04.0
-#       (underlay, host tap $PG_TAP_UND). GUEST-CMD runs as root in the
-#       guest, chrooted into the host's filesystem; when it returns the
-#       guest powers off.
-#   pci_guest_taps NS_ACC NS_UND        move the taps into the namespaces
+#       0000:00:03.0 and 0000:00:05.0 (two access NICs, host taps
+#       $PG_TAP_ACC and $PG_TAP_AC2) and 0000:00:04.0 (underlay, host tap
+#       $PG_TAP_UND). Behind a PCIe-to-PCI bridge (0000:00:06.0) sit two
+#       more e1000 with no backend, 0000:01:01.0 and 0000:01:02.0: one
+#       IOMMU group, for the "group not viable" case. GUEST-CMD runs as
+#       root in the guest, chrooted into the host's filesystem; when it
+#       returns the guest powers off.
+#   pci_guest_taps NS_ACC NS_AC2 NS_UND move the taps into the namespaces
 #   pci_guest_wait FILE SECONDS         wait for the guest to create FILE
 #   pci_guest_stop [SECONDS]            wait for the guest to power off,
 #                                       then kill QEMU if it has not
@@ -31,10 +34,17 @@
 PG_KVER=${PG_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1 | sed 's|/boot/vmlinuz-||')}
 PG_KERNEL=/boot/vmlinuz-$PG_KVER
 PG_TAP_ACC=tpa$TAG
+PG_TAP_AC2=tpb$TAG
 PG_TAP_UND=tpu$TAG
 PG_QEMU_PID=
 PG_ACC_PCI=0000:00:03.0
+PG_AC2_PCI=0000:00:05.0
 PG_UND_PCI=0000:00:04.0
+# One IOMMU group of two devices (a conventional PCI bus hides which
+# device behind its bridge made a request, so the IOMMU cannot tell them
+# apart): the first for vfio-pci, the other left to a kernel driver.
+PG_GRP_PCI=0000:01:01.0
+PG_GRP_OTHER_PCI=0000:01:02.0
 
 # pci_guest_check: exit 77 (skipped) when something the guest needs is
 # missing.
@@ -154,6 +164,11 @@ pci_guest_boot() {
 		-device "$acc,netdev=acc,mac=52:54:00:00:00:03,bus=pcie.0,addr=0x3" \
 		-netdev tap,id=und,ifname="$PG_TAP_UND",script=no,downscript=no,vnet_hdr=$undv \
 		-device "$und,netdev=und,mac=52:54:00:00:00:04,bus=pcie.0,addr=0x4" \
+		-netdev tap,id=ac2,ifname="$PG_TAP_AC2",script=no,downscript=no,vnet_hdr=$accv \
+		-device "$acc,netdev=ac2,mac=52:54:00:00:00:05,bus=pcie.0,addr=0x5" \
+		-device pcie-pci-bridge,id=pbr,bus=pcie.0,addr=0x6 \
+		-device e1000,bus=pbr,addr=0x1,mac=52:54:00:00:01:01 \
+		-device e1000,bus=pbr,addr=0x2,mac=52:54:00:00:01:02 \
 		>"$WORK/qemu.log" 2>&1 &
 	PG_QEMU_PID=$!
 	echo "$PG_QEMU_PID" >"$WORK/qemu.pid"
@@ -165,13 +180,15 @@ pci_guest_taps() {
 	local t
 	for t in $(seq 100); do
 		ip link show "$PG_TAP_ACC" >/dev/null 2>&1 &&
+			ip link show "$PG_TAP_AC2" >/dev/null 2>&1 &&
 			ip link show "$PG_TAP_UND" >/dev/null 2>&1 && break
 		kill -0 "$PG_QEMU_PID" 2>/dev/null ||
 			{ echo "QEMU exited:"; cat "$WORK/qemu.log"; return 1; }
 		sleep 0.1
 	done
 	ip link set "$PG_TAP_ACC" netns "$1"
-	ip link set "$PG_TAP_UND" netns "$2"
+	ip link set "$PG_TAP_AC2" netns "$2"
+	ip link set "$PG_TAP_UND" netns "$3"
 }
 
 # pci_guest_wait FILE SECONDS: 0 once FILE exists; 1 if the guest stopped

@@ -131,6 +131,21 @@ stats_tunnel(struct tep_out *o, uint32_t id)
 		    c.ocsum[TEP_OCSUM_NONE]);
 	tep_out_u64(o, "decap_inner_csum_ok", " decap_inner_csum_ok %" PRIu64,
 		    c.decap_inner_ok);
+	tep_out_u64(o, "decap_outer_csum_nic_good",
+		    " decap_outer_csum_nic_good %" PRIu64,
+		    c.decap_outer_rxv[TEP_RXV_GOOD]);
+	tep_out_u64(o, "decap_outer_csum_nic_partial",
+		    " decap_outer_csum_nic_partial %" PRIu64,
+		    c.decap_outer_rxv[TEP_RXV_NONE]);
+	tep_out_u64(o, "decap_outer_csum_nic_bad",
+		    " decap_outer_csum_nic_bad %" PRIu64,
+		    c.decap_outer_rxv[TEP_RXV_BAD]);
+	tep_out_u64(o, "decap_outer_csum_nic_unknown",
+		    " decap_outer_csum_nic_unknown %" PRIu64,
+		    c.decap_outer_rxv[TEP_RXV_UNKNOWN]);
+	tep_out_u64(o, "decap_inner_csum_nic_good",
+		    " decap_inner_csum_nic_good %" PRIu64,
+		    c.decap_inner_nic_good);
 	tep_out_u64(o, "arp_nd_answered", " arp_nd_answered %" PRIu64,
 		    c.proxy_answers);
 	tep_out_newline(o);

@@ -393,6 +393,10 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	 * NIC's RSS hash, which was of the outer headers: sent on into a
 	 * tunnel, the inner packet is hashed by tepd. */
 	m->ol_flags &= ~(TEP_RXCSUM_FLAGS | RTE_MBUF_F_RX_RSS_HASH);
+	if (d.l4_proto == 17)
+		w->cnt->tun[t->id].decap_outer_rxv[rv.outer & 3]++;
+	if (tep_rxcsum_inner_good(&rv, &d))
+		w->cnt->tun[t->id].decap_inner_nic_good++;
 	if (tep_rxcsum_inner_good(&rv, &d) || rco_good ||
 	    (!d.has_rco && tep_rxcsum_outer_verified(&rv, &d) &&
 	     inner_csum_good(buf, &d))) {

@@ -374,6 +374,9 @@ render_tunnels(struct out *o, const struct gather *g)
 	static const char *const ocsum[4] = {
 		[TEP_OCSUM_NONE] = "none", [TEP_OCSUM_LCO] = "lco",
 		[TEP_OCSUM_FULL] = "full", [TEP_OCSUM_HW] = "hw" };
+	static const char *const rxv[4] = {
+		[TEP_RXV_UNKNOWN] = "unknown", [TEP_RXV_BAD] = "bad",
+		[TEP_RXV_GOOD] = "good", [TEP_RXV_NONE] = "partial" };
 	uint32_t t;
 	int r, m;
 
@@ -411,6 +414,20 @@ render_tunnels(struct out *o, const struct gather *g)
 		   decap_inner_ok,
 		   "Decapsulated packets whose inner L4 checksum was derived "
 		   "good from the outer one.");
+	family(o, "tepd_tunnel_decap_outer_csum_nic_packets", COUNTER,
+	       "Packets decapsulated from a UDP tunnel, by what the NIC said "
+	       "of their outer UDP checksum: good, partial (data verified, "
+	       "field left to the receiver), bad (summed here to confirm), "
+	       "unknown (summed here when present).");
+	TUNNELS(t)
+		for (m = 0; m < 4; m++)
+			sample(o, g->tun[t].decap_outer_rxv[m],
+			       "tunnel", tep_tunnels[t]->name,
+			       "verdict", rxv[m]);
+	TUN_FAMILY(o, g, "tepd_tunnel_decap_inner_csum_nic_good_packets",
+		   decap_inner_nic_good,
+		   "Decapsulated packets whose inner L4 checksum the NIC "
+		   "checked good.");
 	TUN_FAMILY(o, g, "tepd_tunnel_arp_nd_answered", proxy_answers,
 		   "ARP requests and neighbour solicitations from the tunnel "
 		   "answered by tepd (proxy ARP/ND).");

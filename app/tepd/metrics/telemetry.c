@@ -107,6 +107,16 @@ tel_tunnel(const char *cmd, const char *params, struct rte_tel_data *d)
 				  c.ocsum[TEP_OCSUM_FULL]);
 	rte_tel_data_add_dict_u64(d, "outer_csum_hw", c.ocsum[TEP_OCSUM_HW]);
 	rte_tel_data_add_dict_u64(d, "decap_inner_csum_ok", c.decap_inner_ok);
+	rte_tel_data_add_dict_u64(d, "decap_outer_csum_nic_good",
+				  c.decap_outer_rxv[TEP_RXV_GOOD]);
+	rte_tel_data_add_dict_u64(d, "decap_outer_csum_nic_partial",
+				  c.decap_outer_rxv[TEP_RXV_NONE]);
+	rte_tel_data_add_dict_u64(d, "decap_outer_csum_nic_bad",
+				  c.decap_outer_rxv[TEP_RXV_BAD]);
+	rte_tel_data_add_dict_u64(d, "decap_outer_csum_nic_unknown",
+				  c.decap_outer_rxv[TEP_RXV_UNKNOWN]);
+	rte_tel_data_add_dict_u64(d, "decap_inner_csum_nic_good",
+				  c.decap_inner_nic_good);
 	rte_tel_data_add_dict_u64(d, "arp_nd_answered", c.proxy_answers);
 	drops_dict(d, c.drop);
 	pthread_mutex_unlock(&tep_tunnel_free_lock);

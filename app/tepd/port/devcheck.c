@@ -11,6 +11,7 @@
  * for must be there; one that is not stops tepd at start.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -122,11 +123,64 @@ pci_kernel_driver(const char *full, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * vfio opens a device's IOMMU group only when no device in the group is
+ * used by a kernel driver that does DMA of its own: each must be bound
+ * to vfio-pci, to a driver that leaves DMA to its owner (pci-stub, or
+ * pcieport for the bridges the group may hold) or to none. Otherwise
+ * EAL's probe of the device fails with "group is not viable". Returns
+ * the group's number in group (false when the device has none: no
+ * IOMMU) and the first device in the way, if any, in other/drv.
+ */
+static bool
+pci_iommu_group(const char *full, char *group, size_t glen, char *other,
+		size_t olen, char *drv, size_t dlen)
+{
+	char path[PATH_MAX], link[PATH_MAX], d[64];
+	const char *base, *k;
+	struct dirent *e;
+	DIR *dir;
+	ssize_t n;
+
+	other[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group",
+		 full);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	if ((size_t)snprintf(group, glen, "%s",
+			     base != NULL ? base + 1 : link) >= glen)
+		return false;
+	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%s/devices",
+		 group);
+	dir = opendir(path);
+	if (dir == NULL)
+		return true;
+	while ((e = readdir(dir)) != NULL) {
+		if (e->d_name[0] == '.' || strcmp(e->d_name, full) == 0)
+			continue;
+		k = pci_kernel_driver(e->d_name, d, sizeof(d));
+		if (k == NULL || k[0] == '\0' || strcmp(k, "vfio-pci") == 0 ||
+		    strcmp(k, "pci-stub") == 0 || strcmp(k, "pcieport") == 0)
+			continue;
+		if ((size_t)snprintf(other, olen, "%s", e->d_name) >= olen) {
+			other[0] = '\0';	/* not a PCI name */
+			continue;
+		}
+		snprintf(drv, dlen, "%s", k);
+		break;
+	}
+	closedir(dir);
+	return true;
+}
+
 int
 tep_pci_check(char *err, size_t errlen)
 {
 	struct rte_devargs *da;
-	char full[sizeof(da->name)], drv[64];
+	char full[sizeof(da->name)], drv[64], group[32], other[64], odrv[64];
 	const char *k;
 
 	RTE_EAL_DEVARGS_FOREACH("pci", da) {
@@ -155,12 +209,31 @@ tep_pci_check(char *err, size_t errlen)
 				 "%s (docs/real-nic.md; Mellanox NICs stay on "
 				 "mlx5_core, and then need DPDK's mlx5 driver)",
 				 da->name, k, full);
+		else if (strcmp(k, "vfio-pci") == 0 &&
+			 !pci_iommu_group(full, group, sizeof(group), other,
+					  sizeof(other), odrv, sizeof(odrv)))
+			snprintf(err, errlen, "-a %s: bound to vfio-pci, but "
+				 "the device is in no IOMMU group: the IOMMU "
+				 "is off. Turn it on (intel_iommu=on or "
+				 "amd_iommu=on on the kernel command line, and "
+				 "VT-d/AMD-Vi in the firmware; docs/real-nic.md)"
+				 , da->name);
+		else if (strcmp(k, "vfio-pci") == 0 && other[0] != '\0')
+			snprintf(err, errlen, "-a %s: bound to vfio-pci, but "
+				 "its IOMMU group %s is not viable: %s, in the "
+				 "same group, is bound to the kernel driver %s. "
+				 "vfio needs every device of a group bound to "
+				 "vfio-pci or to no driver: dpdk-devbind.py -b "
+				 "vfio-pci %s (then give tepd that one too, or "
+				 "leave it unused), or put the NIC in a slot "
+				 "with a group of its own (docs/real-nic.md)",
+				 da->name, group, other, odrv, other);
 		else
 			snprintf(err, errlen, "-a %s: bound to %s, but no DPDK "
 				 "driver took it: a device DPDK has no driver "
 				 "for, or one that failed to start (see the EAL "
-				 "and PMD messages above: IOMMU group not "
-				 "viable, no memory)", da->name, k);
+				 "and PMD messages above: no memory for its "
+				 "rings, the device's own errors)", da->name, k);
 		return -1;
 	}
 	return 0;

@@ -18,6 +18,7 @@
 
 #include "tep_fib.h"
 #include "tep_reason.h"
+#include "tep_rxcsum.h"
 #include "tepd.h"
 
 /* ---- counters (per lcore, summed when read) ----------------------------- */
@@ -72,6 +73,11 @@ struct tep_cnt_tun {
 	uint64_t encap, decap, encap_bytes, decap_bytes;
 	uint64_t ocsum[4];	/* by enum tep_ocsum */
 	uint64_t decap_inner_ok;	/* inner L4 checksum derived good */
+	/* Of the packets decapsulated from a UDP tunnel, what the PMD said
+	 * of the outer UDP checksum, by enum tep_rxv (drivers/tep_rxcsum.h);
+	 * and how many the NIC found good inside (docs/drivers.md). */
+	uint64_t decap_outer_rxv[4];
+	uint64_t decap_inner_nic_good;
 	uint64_t proxy_answers;		/* ARP/NS through it answered */
 	uint64_t drop[TEP_R_MAX];
 };
