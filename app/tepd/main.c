@@ -345,35 +345,44 @@ parse_options(int argc, char **argv, struct tepd_opts *o, bool *done)
  * that was killed leaves them to the next with the same prefix, whose EAL
  * reuses them. rundir: rte_eal_get_runtime_dir(), copied before cleanup.
  */
+struct leftovers {
+	const char *prefix;
+	size_t plen;
+};
+
+/* One hugetlbfs mount's PREFIXmap_N files. */
+static int
+remove_hugepage_files(const char *mnt, void *arg)
+{
+	const struct leftovers *l = arg;
+	char path[PATH_MAX + 320];
+	struct dirent *e;
+	DIR *d = opendir(mnt);
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, l->prefix, l->plen) == 0 &&
+		    strncmp(e->d_name + l->plen, "map_", 4) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", mnt, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	return 0;
+}
+
 static void
 remove_eal_leftovers(const char *rundir)
 {
-	const char *prefix = strrchr(rundir, '/');
-	char line[512], path[PATH_MAX + 320], mnt[256], fs[64];
+	struct leftovers l = { .prefix = strrchr(rundir, '/') };
+	char path[PATH_MAX + 320];
 	struct dirent *e;
-	size_t plen;
-	FILE *f;
 	DIR *d;
 
-	if (prefix == NULL || *++prefix == '\0')
+	if (l.prefix == NULL || *++l.prefix == '\0')
 		return;
-	plen = strlen(prefix);
-	f = fopen("/proc/mounts", "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%*s %255s %63s", mnt, fs) != 2 ||
-		    strcmp(fs, "hugetlbfs") != 0 || (d = opendir(mnt)) == NULL)
-			continue;
-		while ((e = readdir(d)) != NULL)
-			if (strncmp(e->d_name, prefix, plen) == 0 &&
-			    strncmp(e->d_name + plen, "map_", 4) == 0) {
-				snprintf(path, sizeof(path), "%s/%s", mnt,
-					 e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	if (f != NULL)
-		fclose(f);
+	l.plen = strlen(l.prefix);
+	tep_hugetlbfs_foreach(remove_hugepage_files, &l);
 	d = opendir(rundir);
 	if (d == NULL)
 		return;
@@ -430,16 +439,12 @@ main(int argc, char **argv)
 	struct tep_err cerr;
 	char err[512], rundir[PATH_MAX];
 	unsigned int lc, i = 0;
-	bool done, no_huge = false;
+	bool done;
 	int ret;
 
-	for (i = 1; i < (unsigned int)argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--no-huge") == 0)
-			no_huge = true;
-	i = 0;
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		tep_eal_failure(rte_errno, no_huge, err, sizeof(err));
+		tep_eal_failure(rte_errno, argc, argv, err, sizeof(err));
 		fprintf(stderr, "tepd: %s\n", err);
 		return 1;
 	}

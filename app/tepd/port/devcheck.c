@@ -239,14 +239,47 @@ tep_pci_check(char *err, size_t errlen)
 	return 0;
 }
 
+void
+tep_hugetlbfs_foreach(int (*fn)(const char *mnt, void *arg), void *arg)
+{
+	char line[512], dir[256], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%*s %255s %63s", dir, type) == 2 &&
+		    strcmp(type, "hugetlbfs") == 0 && fn(dir, arg) != 0)
+			break;
+	fclose(f);
+}
+
+struct mount_list {
+	char *buf;
+	size_t len, used;
+};
+
+static int
+mount_list_add(const char *mnt, void *arg)
+{
+	struct mount_list *l = arg;
+	int n = snprintf(l->buf + l->used, l->len - l->used, "%s%s",
+			 l->used != 0 ? " " : "", mnt);
+
+	if (n < 0 || (size_t)n >= l->len - l->used)
+		return 1;
+	l->used += (size_t)n;
+	return 0;
+}
+
 /* Reserved and free hugepages of the default size, from /proc/meminfo;
- * and the hugetlbfs mounts, from /proc/mounts (a space-separated list). */
+ * and the hugetlbfs mounts (a space-separated list). */
 static void
 hugepage_state(unsigned long *total, unsigned long *nfree, unsigned long *kib,
 	       char *mounts, size_t mlen)
 {
-	char line[512], dev[128], dir[256], type[64];
-	size_t used = 0;
+	struct mount_list l = { .buf = mounts, .len = mlen };
+	char line[512];
 	FILE *f;
 
 	*total = *nfree = *kib = 0;
@@ -260,30 +293,20 @@ hugepage_state(unsigned long *total, unsigned long *nfree, unsigned long *kib,
 		}
 		fclose(f);
 	}
-	f = fopen("/proc/mounts", "r");
-	if (f == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		int n;
-
-		if (sscanf(line, "%127s %255s %63s", dev, dir, type) != 3 ||
-		    strcmp(type, "hugetlbfs") != 0)
-			continue;
-		n = snprintf(mounts + used, mlen - used, "%s%s",
-			     used != 0 ? " " : "", dir);
-		if (n < 0 || (size_t)n >= mlen - used)
-			break;
-		used += (size_t)n;
-	}
-	fclose(f);
+	tep_hugetlbfs_foreach(mount_list_add, &l);
 }
 
 void
-tep_eal_failure(int e, bool no_huge, char *err, size_t errlen)
+tep_eal_failure(int e, int argc, char **argv, char *err, size_t errlen)
 {
 	unsigned long total, nfree, kib;
+	bool no_huge = false;
 	char mounts[256];
+	int a;
 
+	for (a = 1; a < argc && strcmp(argv[a], "--") != 0; a++)
+		if (strcmp(argv[a], "--no-huge") == 0)
+			no_huge = true;
 	hugepage_state(&total, &nfree, &kib, mounts, sizeof(mounts));
 	/* 22.11: EACCES is "Cannot get hugepage information" (none
 	 * reserved, no hugetlbfs mounted, or --huge-dir not one) */
@@ -291,8 +314,8 @@ tep_eal_failure(int e, bool no_huge, char *err, size_t errlen)
 	    (total == 0 || nfree == 0 || mounts[0] == '\0')))) {
 		snprintf(err, errlen, "EAL init failed: no hugepages it can "
 			 "use: %lu hugepages of %lu kB reserved, %lu free, "
-			 "hugetlbfs "
-			 "mounted at: %s (--huge-dir must be one of those). "
+			 "hugetlbfs mounted at: %s (--huge-dir must be one "
+			 "of those). "
 			 "Reserve and mount them (echo 1024 > "
 			 "/proc/sys/vm/nr_hugepages; mount -t hugetlbfs nodev "
 			 "/dev/hugepages; docs/real-nic.md), or give --no-huge "
@@ -303,9 +326,8 @@ tep_eal_failure(int e, bool no_huge, char *err, size_t errlen)
 	if (!no_huge && e == ENOMEM) {
 		snprintf(err, errlen, "EAL init failed: not enough hugepage "
 			 "memory for -m/--socket-mem: %lu hugepages of %lu "
-			 "kB free; "
-			 "reserve more (/proc/sys/vm/nr_hugepages) or ask "
-			 "for less", nfree, kib);
+			 "kB free; reserve more (/proc/sys/vm/nr_hugepages) "
+			 "or ask for less", nfree, kib);
 		return;
 	}
 	snprintf(err, errlen, "EAL init failed: %s (see the EAL messages "

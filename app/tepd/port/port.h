@@ -87,9 +87,13 @@ int tep_vdevs_check(char *err, size_t errlen);
 /* The same for the PCI devices given with -a, with what to do (sysfs says
  * whether the address exists and which kernel driver holds it). */
 int tep_pci_check(char *err, size_t errlen);
-/* rte_eal_init() failed with rte_errno e: what that means for tepd and
- * what to do, into err. no_huge: --no-huge was given. DPDK 22.11 says
- * "Permission denied" when it found no hugepages it could use. */
-void tep_eal_failure(int e, bool no_huge, char *err, size_t errlen);
+/* rte_eal_init() failed with rte_errno e, given EAL arguments argv
+ * (up to "--"): what that means for tepd and what to do, into err. DPDK
+ * 22.11 says "Permission denied" when it found no hugepages it could
+ * use. */
+void tep_eal_failure(int e, int argc, char **argv, char *err, size_t errlen);
+/* fn(mount point, arg) for each hugetlbfs mount, in /proc/mounts order;
+ * stops at the first nonzero return. */
+void tep_hugetlbfs_foreach(int (*fn)(const char *mnt, void *arg), void *arg);
 
 #endif /* TEPD_PORT_H */

@@ -47,6 +47,11 @@ struct tep_tunnel {
 	char name[TEP_NAME_MAX];
 };
 
+/* The layout the comment above promises: the template's header bytes
+ * begin within the second cache line. */
+_Static_assert(offsetof(struct tep_tunnel, tmpl.hdr) < 2 * RTE_CACHE_LINE_SIZE,
+	       "struct tep_tunnel: what encap reads spans more lines");
+
 /* Decapsulation key: which tunnel a packet from the underlay belongs to. */
 struct tep_tun_key {
 	uint8_t type;
