@@ -27,9 +27,10 @@
 #   pci_guest_stop [SECONDS]            wait for the guest to power off,
 #                                       then kill QEMU if it has not
 #
-# Timings under TCG on a 2-core machine: the kernel boots in about 15 s,
-# tepd's EAL init (every PMD of the Debian package loaded over 9p, vfio
-# and the emulated IOMMU) takes a minute or more.
+# Timings under TCG on a quiet 2-core machine: from QEMU's start to tepd
+# running in the guest about 40 s (the kernel, then tepd's EAL: every PMD
+# of the Debian package loaded over 9p, vfio through the emulated IOMMU);
+# two to three times that under load.
 
 PG_KVER=${PG_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1 | sed 's|/boot/vmlinuz-||')}
 PG_KERNEL=/boot/vmlinuz-$PG_KVER

@@ -3,15 +3,15 @@
 # Copyright (c) 2026 The tepd authors
 #
 # tepd on emulated PCI NICs through vfio-pci, as docs/real-nic.md tells a
-# user to run it: a QEMU guest (pci_guest.sh) with two NICs bound to
-# vfio-pci behind an emulated IOMMU; tepd in the guest; a tenant
-# namespace and a Linux kernel VXLAN peer on the host, each on one NIC's
-# tap. The host namespaces are joined only through the guest.
+# user to run it: a QEMU guest (pci_guest.sh) with three NICs bound to
+# vfio-pci behind an emulated IOMMU; tepd in the guest; two tenant
+# namespaces and Linux kernel VXLAN peers on the host, on the NICs' taps.
+# The host namespaces are joined only through the guest.
 #
 #   test_pci_nic.sh MODEL [bad]
 #     MODEL (e1000, e1000e, virtio) is the underlay NIC's, the one under
 #     test: it sends the VXLAN packets, and is asked for their inner
-#     checksums. The access NIC is always virtio-net-pci: a NIC that
+#     checksums. The access NICs are always virtio-net-pci: a NIC that
 #     receives frames from a wire hands over complete checksums, and
 #     there is then nothing to ask of the underlay NIC. Through
 #     virtio-net (the tap's vnet header) the tenant's kernel leaves its
@@ -19,8 +19,9 @@
 #     (RTE_MBUF_F_RX_L4_CKSUM_NONE).
 #     e1000, virtio: the NIC computes the inner checksums tepd asks of
 #       it; proven by tepd's counters (by the NIC > 0, in software 0)
-#       and by tshark validating every checksum of the frames on the
-#       underlay tap.
+#       and by tshark validating every checksum of the frames tepd sent
+#       on the underlay (after the host completed what virtio left
+#       partial, see und below).
 #     e1000e: QEMU's device cannot (docs/drivers.md); tepd must say so in
 #       offload show and do them in software, and the frames must still
 #       be right.
