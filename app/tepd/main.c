@@ -337,14 +337,6 @@ parse_options(int argc, char **argv, struct tepd_opts *o, bool *done)
 	return 0;
 }
 
-/*
- * What DPDK 22.11 leaves after rte_eal_cleanup(): the hugepage files of
- * this file prefix (PREFIXmap_N in every hugetlbfs mount; kept for
- * secondary processes such as dpdk-dumpcap) and the runtime directory
- * (/var/run/dpdk/PREFIX). A tepd that stops cleanly removes them; one
- * that was killed leaves them to the next with the same prefix, whose EAL
- * reuses them. rundir: rte_eal_get_runtime_dir(), copied before cleanup.
- */
 struct leftovers {
 	const char *prefix;
 	size_t plen;
@@ -371,6 +363,14 @@ remove_hugepage_files(const char *mnt, void *arg)
 	return 0;
 }
 
+/*
+ * What DPDK 22.11 leaves after rte_eal_cleanup(): the hugepage files of
+ * this file prefix (PREFIXmap_N in every hugetlbfs mount; kept for
+ * secondary processes such as dpdk-dumpcap) and the runtime directory
+ * (/var/run/dpdk/PREFIX). A tepd that stops cleanly removes them; one
+ * that was killed leaves them to the next with the same prefix, whose EAL
+ * reuses them. rundir: rte_eal_get_runtime_dir(), copied before cleanup.
+ */
 static void
 remove_eal_leftovers(const char *rundir)
 {

@@ -102,8 +102,22 @@ for d in /sys/bus/pci/devices/*; do
 		nodrv=${nodrv:-${d##*/}}
 	fi
 done
-[ -n "$nodrv" ] && run_pci pcinodrv "$nodrv" "the device is bound to no driver.*dpdk-devbind.py -b vfio-pci $nodrv"
-[ -n "$kdrv" ] && run_pci pcikdrv "$kdrv" "the device is bound to the kernel driver .*dpdk-devbind.py -b vfio-pci $kdrv"
+# Without an IOMMU (as on this machine: no KVM, no vIOMMU) vfio-pci would
+# refuse the device too, and tepd says so.
+iommu_off() {
+	[ ! -e "/sys/bus/pci/devices/$1/iommu_group" ] &&
+		! grep -qs '^[Y1]' /sys/module/vfio/parameters/enable_unsafe_noiommu_mode
+}
+for d in "pcinodrv|$nodrv|the device is bound to no driver" \
+	 "pcikdrv|$kdrv|the device is bound to the kernel driver .*"; do
+	IFS='|' read -r name addr want <<<"$d"
+	[ -n "$addr" ] || continue
+	want="$want.*dpdk-devbind.py -b vfio-pci $addr"
+	if iommu_off "$addr"; then
+		want="$want.*The IOMMU is off here.*intel_iommu=on"
+	fi
+	run_pci "$name" "$addr" "$want"
+done
 
 # ---- -H: the default VRF's host interface must be a new, plain name -------
 for h in "lo|lo: an interface of that name exists" \

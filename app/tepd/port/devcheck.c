@@ -129,8 +129,9 @@ pci_kernel_driver(const char *full, char *buf, size_t len)
  * to vfio-pci, to a driver that leaves DMA to its owner (pci-stub, or
  * pcieport for the bridges the group may hold) or to none. Otherwise
  * EAL's probe of the device fails with "group is not viable". Returns
- * the group's number in group (false when the device has none: no
- * IOMMU) and the first device in the way, if any, in other/drv.
+ * the group's number in group (false when the device has none: the
+ * IOMMU is off, and vfio-pci will not take the device) and the first
+ * device in the way, if any, in other/drv.
  */
 static bool
 pci_iommu_group(const char *full, char *group, size_t glen, char *other,
@@ -176,12 +177,27 @@ pci_iommu_group(const char *full, char *group, size_t glen, char *other,
 	return true;
 }
 
+/* vfio's unsafe no-IOMMU mode: devices without an IOMMU get a group. */
+static bool
+vfio_noiommu(void)
+{
+	FILE *f = fopen("/sys/module/vfio/parameters/"
+			"enable_unsafe_noiommu_mode", "r");
+	int c;
+
+	if (f == NULL)
+		return false;
+	c = fgetc(f);
+	fclose(f);
+	return c == 'Y' || c == '1';
+}
+
 int
 tep_pci_check(char *err, size_t errlen)
 {
 	struct rte_devargs *da;
 	char full[sizeof(da->name)], drv[64], group[32], other[64], odrv[64];
-	const char *k;
+	const char *k, *hint;
 
 	RTE_EAL_DEVARGS_FOREACH("pci", da) {
 		if (!pci_full_name(da->name, full, sizeof(full)))
@@ -189,6 +205,14 @@ tep_pci_check(char *err, size_t errlen)
 		if (pci_probed(full))
 			continue;
 		k = pci_kernel_driver(full, drv, sizeof(drv));
+		/* vfio-pci refuses a device without an IOMMU group:
+		 * the command below would fail too. */
+		hint = k != NULL && !pci_iommu_group(full, group,
+				sizeof(group), other, sizeof(other), odrv,
+				sizeof(odrv)) && !vfio_noiommu() ?
+		       ". The IOMMU is off here, and vfio-pci takes no "
+		       "device then: boot with intel_iommu=on or "
+		       "amd_iommu=on, VT-d/AMD-Vi on in the firmware" : "";
 		if (k == NULL)
 			snprintf(err, errlen, "-a %s: no PCI device at that "
 				 "address (dpdk-devbind.py --status-dev net "
@@ -198,8 +222,8 @@ tep_pci_check(char *err, size_t errlen)
 			snprintf(err, errlen, "-a %s: the device is bound to "
 				 "no driver, so DPDK cannot reach it: "
 				 "modprobe vfio-pci; dpdk-devbind.py -b "
-				 "vfio-pci %s (docs/real-nic.md)", da->name,
-				 full);
+				 "vfio-pci %s (docs/real-nic.md)%s", da->name,
+				 full, hint);
 		else if (strcmp(k, "vfio-pci") != 0 &&
 			 strcmp(k, "uio_pci_generic") != 0 &&
 			 strcmp(k, "igb_uio") != 0)
@@ -207,18 +231,12 @@ tep_pci_check(char *err, size_t errlen)
 				 "the kernel driver %s, which DPDK's driver for "
 				 "it cannot share: dpdk-devbind.py -b vfio-pci "
 				 "%s (docs/real-nic.md; Mellanox NICs stay on "
-				 "mlx5_core, and then need DPDK's mlx5 driver)",
-				 da->name, k, full);
+				 "mlx5_core, and then need DPDK's mlx5 driver)%s",
+				 da->name, k, full, hint);
 		else if (strcmp(k, "vfio-pci") == 0 &&
-			 !pci_iommu_group(full, group, sizeof(group), other,
-					  sizeof(other), odrv, sizeof(odrv)))
-			snprintf(err, errlen, "-a %s: bound to vfio-pci, but "
-				 "the device is in no IOMMU group: the IOMMU "
-				 "is off. Turn it on (intel_iommu=on or "
-				 "amd_iommu=on on the kernel command line, and "
-				 "VT-d/AMD-Vi in the firmware; docs/real-nic.md)"
-				 , da->name);
-		else if (strcmp(k, "vfio-pci") == 0 && other[0] != '\0')
+			 pci_iommu_group(full, group, sizeof(group), other,
+					 sizeof(other), odrv, sizeof(odrv)) &&
+			 other[0] != '\0')
 			snprintf(err, errlen, "-a %s: bound to vfio-pci, but "
 				 "its IOMMU group %s is not viable: %s, in the "
 				 "same group, is bound to the kernel driver %s. "
