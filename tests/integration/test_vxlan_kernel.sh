@@ -173,6 +173,23 @@ if [ "$lco" -gt 100 ] && [ "$dec" -gt 100 ]; then
 else
 	fail "tepd tunnel counters: lco=$lco decap=$dec"; cat "$WORK/st"
 fi
+# What the PMD said of the outer UDP checksums of what tepd decapsulated
+# (docs/drivers.md): net_tap checks each itself (good, or partial for a
+# zero one), net_af_packet says nothing. Every packet decapsulated and
+# sent on has one verdict; the proxy's answers are the rest.
+read -r vg vp vb vu < <($PY -c 'import json,sys
+t = json.load(open(sys.argv[1]))["tunnels"][0]
+print(*(t["decap_outer_csum_nic_" + v] for v in ("good", "partial", "bad", "unknown")))' "$WORK/st")
+ans=$(jget tunnels.0.arp_nd_answered <"$WORK/st")
+verdicts="good $vg, partial $vp, bad $vb, unknown $vu"
+if [ $((vg + vp + vb + vu + ans)) != "$dec" ]; then
+	fail "outer checksum verdicts ($verdicts) + $ans answered != $dec decapsulated"
+elif { [ "$PMD" = tap ] && [ $((vg + vp)) -gt 100 ] && [ $((vb + vu)) = 0 ]; } ||
+     { [ "$PMD" = af_packet ] && [ "$vu" -gt 100 ] && [ $((vg + vp + vb)) = 0 ]; }; then
+	ok "outer UDP checksum verdicts from $PMD: $verdicts"
+else
+	fail "outer UDP checksum verdicts from $PMD: $verdicts"
+fi
 if [ "$PMD" = tap ]; then
 	# 1500-byte tenant TCP segments cannot fit: tepd must have sent ICMP
 	# "fragmentation needed" and the transfers above still completed.
