@@ -27,6 +27,11 @@ several words up to the next ';'):
                               proto bgp, ONLINK, RTA_OIF, no VNI; the VTEP
                               as ::ffff:a.b.c.d for IPv6 prefixes
   del PREFIX [table N]
+  change N PREFIX via GW|evpn VTEP [table N]
+                              N frames, each RTM_DELROUTE + RTM_NEWROUTE
+                              of PREFIX (via GW, or as `evpn` makes it):
+                              what zebra 8.4.4's FPM sends for a route
+                              that changes
   mac MAC VTEP / macdel MAC VTEP [vni N] [ifindex N]
                                      router MAC (AF_BRIDGE neighbour) on
                                      device N (default 3), with NDA_VNI
@@ -253,6 +258,21 @@ def cmd_frames(w):
         o = opts(w[2:])
         _, body = route(False, w[1], int(o.get("table", 254)))
         return [frame(RTM_DELROUTE, 0x0401, body, pid=pid_of(o)())]
+    if c == "change":
+        n, net = int(w[1]), ipaddress.ip_network(w[2])
+        o = opts(w[3:])
+        table = int(o.get("table", 254))
+        _, dbody = route(False, w[2], table)
+        if "evpn" in o:
+            _, abody = route(True, w[2], table, 1, proto=186,
+                             gws=[gw_bytes(net, o["evpn"])], oif=2,
+                             rtm_flags=4)
+        else:
+            _, abody = route(True, w[2], table, 1,
+                             gws=[gw_bytes(net, o["via"])], oif=3)
+        f = fpm_frame([nlmsg(RTM_DELROUTE, 0x0401, dbody),
+                       nlmsg(RTM_NEWROUTE, 0x0501, abody)])
+        return [f] * n
     if c in ("mac", "macdel"):
         mac = bytes(int(x, 16) for x in w[1].split(":"))
         vtep = ipaddress.ip_address(w[2]).packed

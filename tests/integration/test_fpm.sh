@@ -582,4 +582,29 @@ else
 fi
 $CTL fpm set nexthops 24575
 
+# 14. a route that changes: zebra 8.4.4 sends RTM_DELROUTE and
+# RTM_NEWROUTE of the prefix in one frame. Applied one after the other,
+# the prefix would have no route between the two, and an EVPN route's
+# automatic tunnel, its only user gone, would be deleted and made again
+# (its underlay neighbour resolved anew). tepd applies the pair as one
+# replacement: 200 changes of an EVPN route, on one connection, make no
+# tunnel and delete none.
+$CTL fpm set hold 600
+c0=$(cnt evpn_tunnels_created) d0=$(cnt evpn_tunnels_deleted) ch0=$(cnt routes_changed)
+$FEED --linger 3 mac 02:00:00:00:01:00 198.51.100.2 \; \
+	evpn 198.18.104.0/24 198.51.100.2 table 10 \; \
+	change 200 198.18.104.0/24 evpn 198.51.100.2 table 10 &
+fpid=$!
+for _ in $(seq 50); do
+	[ "$(( $(cnt routes_changed) - ch0 ))" -ge 200 ] && break
+	sleep 0.1
+done
+expect "200 changes of an EVPN route (delete + add in one frame): replacements; one tunnel made, none deleted" \
+	"$(( $(cnt routes_changed) - ch0 )) $(( $(cnt evpn_tunnels_created) - c0 )) $(( $(cnt evpn_tunnels_deleted) - d0 )) $(has red 198.18.104.0/24)" \
+	"200 1 0 fpm"
+$CTL route show vrf red | grep -q "^198.18.104.0/24 tunnel $TUN proto fpm" &&
+	ok "the route still goes into $TUN" ||
+	{ fail "route after the changes"; $CTL route show vrf red; }
+wait $fpid || true
+
 finish

@@ -142,6 +142,48 @@ apply(const struct tep_fpm_msg *m)
 	}
 }
 
+/* The same route: a delete of it followed by an add. */
+static bool
+same_route(const struct tep_fpm_msg *del, const struct tep_fpm_msg *add)
+{
+	return del->kind == TEP_FPM_ROUTE_DEL &&
+	       add->kind == TEP_FPM_ROUTE_ADD &&
+	       del->route.family == add->route.family &&
+	       del->route.plen == add->route.plen &&
+	       memcmp(del->route.prefix, add->route.prefix,
+		      sizeof(del->route.prefix)) == 0 &&
+	       vrf_of_route(del) == vrf_of_route(add);
+}
+
+/*
+ * Apply the messages of one frame (decoded already) in order, but a route
+ * delete directly followed by an add of the same route: zebra 8.4.4 sends
+ * a route that changes so, in one frame. Applied one after the other the
+ * prefix would be without a route between the two, and an EVPN route's
+ * automatic tunnel, its only user gone, deleted and made again (its
+ * underlay neighbour resolved anew). The add alone replaces the route in
+ * place (route_add()), and if zebra's new route is one tepd cannot follow,
+ * it removes the old one as the delete would have.
+ */
+static void
+apply_frame(const uint8_t *frame, size_t flen)
+{
+	static struct tep_fpm_msg msg[2];
+	struct tep_fpm_msg *prev = NULL, *cur = &msg[0];
+	size_t moff = 0;
+
+	do {
+		tep_fpm_decode_next(frame, flen, &moff, cur);
+		if (prev != NULL && same_route(prev, cur))
+			fpm.c.routes_changed++;
+		else if (prev != NULL)
+			apply(prev);
+		prev = cur;
+		cur = cur == &msg[0] ? &msg[1] : &msg[0];
+	} while (moff < flen);
+	apply(prev);
+}
+
 /* The start of a frame that could not be framed, for the log: what
  * zebra sent is the first thing anyone will want to see. */
 static void
@@ -203,11 +245,7 @@ drain_frames(void)
 			return false;
 		}
 		fpm.c.frames++;
-		moff = 0;
-		do {
-			tep_fpm_decode_next(fpm.buf + off, flen, &moff, &m);
-			apply(&m);
-		} while (moff < flen);
+		apply_frame(fpm.buf + off, flen);
 		off += flen;
 	}
 	if (off != 0) {

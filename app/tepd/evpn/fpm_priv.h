@@ -48,7 +48,7 @@
 	X(connects) X(disconnects) X(conn_replaced) X(conn_dropped)	\
 	X(refused_uid) X(refused_unverified)				\
 	X(frames) X(bytes) X(ignored)					\
-	X(routes_added) X(routes_deleted)				\
+	X(routes_added) X(routes_deleted) X(routes_changed)		\
 	X(route_del_unknown) X(route_del_not_fpm) X(routes_static_kept)	\
 	X(routes_no_vrf) X(routes_vrf_ambiguous) X(routes_vrf_unknown)	\
 	X(routes_no_gateway) X(routes_unresolved)			\
