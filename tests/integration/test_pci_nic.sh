@@ -299,10 +299,12 @@ if [ -n "$BAD" ]; then
 else
 	# Each transfer's server is in one VRF's namespace only: a segment
 	# tepd sent into the other VRF would meet no listener there.
-	tcp_xfer "$FARR" "$TENR" 203.0.113.2 1000000 || true
-	tcp_xfer "$TENR" "$FARR" 192.0.2.10 1000000 || true
-	tcp_xfer "$FARB" "$TENB" 203.0.113.2 1000000 || true
-	tcp_xfer "$TENB" "$FARB" 192.0.2.10 1000000 || true
+	# PCI_XFER_BYTES: more, to look for rare events by hand
+	xb=${PCI_XFER_BYTES:-1000000}
+	tcp_xfer "$FARR" "$TENR" 203.0.113.2 "$xb" || true
+	tcp_xfer "$TENR" "$FARR" 192.0.2.10 "$xb" || true
+	tcp_xfer "$FARB" "$TENB" 203.0.113.2 "$xb" || true
+	tcp_xfer "$TENB" "$FARB" 192.0.2.10 "$xb" || true
 fi
 say "traffic done ($(el))"
 sleep 1
@@ -388,19 +390,20 @@ done
 tshark -r "$WORK/und.pcap" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
 	-o tcp.check_checksum:TRUE \
 	-Y "(ip.src == 198.51.100.1 || ipv6.src == 2001:db8:100::1) && ip" \
-	-E occurrence=a -T fields -e ipv6.src -e ip.checksum.status \
+	-E occurrence=a -T fields -e frame.number -e ipv6.src -e ip.checksum.status \
 	-e udp.checksum.status -e tcp.checksum.status -e udp.srcport \
 	-e ip.src -e ip.dst -e ip.proto -e tcp.srcport -e tcp.dstport \
 	>"$WORK/verdicts" 2>"$WORK/tshark.err" || true
-read -r n4 n6 ngood nbadtcp nbadother nflows nports nsplit < <($PY - "$WORK/verdicts" <<'PYV'
+read -r n4 n6 ngood nbadtcp nbadother nflows nports nsplit < <($PY - "$WORK/verdicts" "$WORK/bad_frames" <<'PYV'
 import sys
 n4 = n6 = good = badtcp = badother = 0
 flows = {}
+bad = open(sys.argv[2], "w")
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("\t")
-    if len(f) != 10:
+    if len(f) != 11:
         continue
-    v6, ip, udp, tcp, usport, isrc, idst, iproto, tsp, tdp = f
+    num, v6, ip, udp, tcp, usport, isrc, idst, iproto, tsp, tdp = f
     # the inner flow: the last IPv4 header's addresses and protocol
     key = (isrc.split(",")[-1], idst.split(",")[-1], iproto.split(",")[-1],
            tsp, tdp)
@@ -416,8 +419,10 @@ for line in open(sys.argv[1]):
     # 1 = good (wireshark's PROTO_CHECKSUM_E_GOOD)
     if tcp.split(",") != ["1"]:
         badtcp += 1
+        bad.write(num + "\n")
     elif ip.split(",") != want_ip or udp.split(",") != ["1"]:
         badother += 1
+        bad.write(num + "\n")
     else:
         good += 1
 ports = set().union(*flows.values()) if flows else set()
@@ -427,6 +432,22 @@ PYV
 )
 nframes=$((n4 + n6))
 say "tshark: $nframes encapsulated TCP frames from tepd ($n4 over IPv4, $n6 over IPv6), $ngood all checksums good, $nbadtcp inner TCP bad, $nbadother other bad"
+# the first bad ones, as tshark decodes them, for whoever reads the log,
+# and the capture kept beside meson's logs
+if [ -z "$BAD" ] && [ -s "$WORK/bad_frames" ]; then
+	if [ -d "$BUILD/meson-logs" ]; then
+		cp "$WORK/und.pcap" "$BUILD/meson-logs/pci-$MODEL-bad-frames.pcap"
+		say "capture kept: $BUILD/meson-logs/pci-$MODEL-bad-frames.pcap (frames $(head -n 10 "$WORK/bad_frames" | tr '\n' ' '))"
+	fi
+	for num in $(head -n 3 "$WORK/bad_frames"); do
+		say "bad frame $num:"
+		tshark -r "$WORK/und.pcap" -o ip.check_checksum:TRUE \
+			-o udp.check_checksum:TRUE -o tcp.check_checksum:TRUE \
+			-Y "frame.number == $num" -V 2>/dev/null |
+			grep -E "Frame Length|Total Length|Payload Length|Checksum|Flags: |Sequence Number \(raw|TCP Segment Len|Source Port|Destination Port|Length:" |
+			sed 's/^/        /'
+	done
+fi
 
 if [ -n "$BAD" ]; then
 	if [ "$und_hw" -gt 0 ] && [ "$nframes" -gt 0 ] && [ "$nbadtcp" -gt 0 ]; then
