@@ -359,7 +359,7 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	struct tep_rxcsum rv;
 	struct tep_decap d;
 	unsigned int pflags;
-	bool rco_good = false;
+	bool rco_good = false, nic_good;
 	int r;
 
 	/* Which header the PMD's checksum flags speak of: on a tunnel the
@@ -395,9 +395,9 @@ dp_decap(struct worker *w, struct rte_mbuf *m, const struct tep_l3_info *l3,
 	m->ol_flags &= ~(TEP_RXCSUM_FLAGS | RTE_MBUF_F_RX_RSS_HASH);
 	if (d.l4_proto == 17)
 		w->cnt->tun[t->id].decap_outer_rxv[rv.outer & 3]++;
-	if (tep_rxcsum_inner_good(&rv, &d))
-		w->cnt->tun[t->id].decap_inner_nic_good++;
-	if (tep_rxcsum_inner_good(&rv, &d) || rco_good ||
+	nic_good = tep_rxcsum_inner_good(&rv, &d);
+	w->cnt->tun[t->id].decap_inner_nic_good += nic_good;
+	if (nic_good || rco_good ||
 	    (!d.has_rco && tep_rxcsum_outer_verified(&rv, &d) &&
 	     inner_csum_good(buf, &d))) {
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;

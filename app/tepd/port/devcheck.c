@@ -198,6 +198,7 @@ tep_pci_check(char *err, size_t errlen)
 	struct rte_devargs *da;
 	char full[sizeof(da->name)], drv[64], group[32], other[64], odrv[64];
 	const char *k, *hint;
+	bool grouped;
 
 	RTE_EAL_DEVARGS_FOREACH("pci", da) {
 		if (!pci_full_name(da->name, full, sizeof(full)))
@@ -205,11 +206,12 @@ tep_pci_check(char *err, size_t errlen)
 		if (pci_probed(full))
 			continue;
 		k = pci_kernel_driver(full, drv, sizeof(drv));
+		grouped = k != NULL &&
+			  pci_iommu_group(full, group, sizeof(group), other,
+					  sizeof(other), odrv, sizeof(odrv));
 		/* vfio-pci refuses a device without an IOMMU group:
 		 * the command below would fail too. */
-		hint = k != NULL && !pci_iommu_group(full, group,
-				sizeof(group), other, sizeof(other), odrv,
-				sizeof(odrv)) && !vfio_noiommu() ?
+		hint = k != NULL && !grouped && !vfio_noiommu() ?
 		       ". The IOMMU is off here, and vfio-pci takes no "
 		       "device then: boot with intel_iommu=on or "
 		       "amd_iommu=on, VT-d/AMD-Vi on in the firmware" : "";
@@ -233,9 +235,7 @@ tep_pci_check(char *err, size_t errlen)
 				 "%s (docs/real-nic.md; Mellanox NICs stay on "
 				 "mlx5_core, and then need DPDK's mlx5 driver)%s",
 				 da->name, k, full, hint);
-		else if (strcmp(k, "vfio-pci") == 0 &&
-			 pci_iommu_group(full, group, sizeof(group), other,
-					 sizeof(other), odrv, sizeof(odrv)) &&
+		else if (strcmp(k, "vfio-pci") == 0 && grouped &&
 			 other[0] != '\0')
 			snprintf(err, errlen, "-a %s: bound to vfio-pci, but "
 				 "its IOMMU group %s is not viable: %s, in the "
